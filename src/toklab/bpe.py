@@ -29,7 +29,8 @@ import json
 import os
 import random
 from collections import Counter
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -631,16 +632,18 @@ class ByteBPE:
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
-        out: list[int] = []
-        extend = out.extend
-        for piece in self._pat.findall(text):
-            ids = cache.get(piece)
-            if ids is None:
-                ids = self._encode_chunk(piece)
-                if len(piece) <= _CACHE_PIECE_CHARS:
-                    cache[piece] = ids
-            extend(ids)
-        return out
+        pieces = self._pat.findall(text)
+        # Look every piece up at C speed first; only misses go through BPE.
+        found = list(map(cache.get, pieces))
+        if None in found:
+            for k, ids in enumerate(found):
+                if ids is None:
+                    piece = pieces[k]
+                    ids = self._encode_chunk(piece)
+                    if len(piece) <= _CACHE_PIECE_CHARS:
+                        cache[piece] = ids
+                    found[k] = ids
+        return list(chain.from_iterable(found))
 
     def encode(
         self,
