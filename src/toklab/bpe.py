@@ -674,7 +674,7 @@ class ByteBPE:
         allowed_special: SpecialSet = frozenset(),
         disallowed_special: SpecialSet = "all",
         dropout: float = 0.0,
-        seed: int | None = None,
+        seed: int | random.Random | None = None,
     ) -> list[int]:
         """Encode text to IDs, with tiktoken's special-token contract.
 
@@ -687,14 +687,17 @@ class ByteBPE:
 
         ``dropout`` > 0 turns on BPE-dropout: each merge is skipped with that
         probability at every step, giving a random, longer segmentation that
-        still decodes to the same text. ``seed`` makes it repeatable.
+        still decodes to the same text. ``seed`` (an int, or a `random.Random`
+        to continue an existing stream) makes it repeatable.
         """
         allowed, disallowed = special.resolve_special_sets(self.special_tokens, allowed_special, disallowed_special)
         special.check_disallowed(text, disallowed)
         if not 0.0 <= dropout <= 1.0:
             raise ValueError(f"dropout must be a probability in [0, 1], got {dropout}")
         out: list[int] = []
-        rng = random.Random(seed) if dropout > 0 else None
+        rng = None
+        if dropout > 0:
+            rng = seed if isinstance(seed, random.Random) else random.Random(seed)
         for piece, is_special in special.split_on_specials(text, allowed):
             if is_special:
                 out.append(self.special_tokens[piece])
@@ -724,6 +727,9 @@ class ByteBPE:
         custom pattern there are no safe cuts and the whole input is buffered.
         """
         tokens = list(self.special_tokens)
+        if options.get("dropout", 0.0) > 0 and not isinstance(options.get("seed"), random.Random):
+            # One random stream for the whole input, as a single encode() call would use.
+            options = {**options, "seed": random.Random(options.get("seed"))}
         buffer = ""
         for text in texts:
             buffer += text
@@ -743,17 +749,18 @@ class ByteBPE:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """Concatenate the tokens' bytes. Raises ValueError on an unknown ID."""
         decoder = self._decoder
+        ids = ids if isinstance(ids, list) else list(ids)
         try:
             return b"".join([decoder[i] for i in ids])
         except (KeyError, TypeError):
             pass
         for pos, i in enumerate(ids):
-            if not isinstance(i, int) or i not in decoder:
+            if i not in decoder:
                 raise ValueError(
                     f"unknown token ID {i!r} at position {pos}: not in this vocabulary "
                     f"(IDs range over 0..{self.n_vocab - 1}, {len(decoder)} assigned)"
                 )
-        raise AssertionError("unreachable")  # pragma: no cover
+        raise TypeError(f"token IDs must be integers, got {ids!r}")
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """Decode IDs to text; bytes that are not valid UTF-8 become U+FFFD by default.
