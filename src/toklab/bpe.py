@@ -279,7 +279,14 @@ def train(
     num_merges = vocab_size - 256 - len(specials)
 
     # Distinct pre-tokens in a fixed order, so nothing depends on hash order.
-    items = sorted((piece.encode("utf-8"), c) for piece, c in counts.items())
+    try:
+        items = sorted((piece.encode("utf-8"), c) for piece, c in counts.items())
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise ValueError(
+            f"training text contains a lone surrogate ({bad!r} in {exc.object!r}), which has no "
+            "UTF-8 form; fix the text (e.g. decode it with errors='replace') before training"
+        ) from None
     words: list[list[int]] = [list(b) for b, _ in items]
     freq: list[int] = [c for _, c in items]
     sym: list[bytes] = [bytes([i]) for i in range(256)]

@@ -1,0 +1,62 @@
+"""Shared fixtures: real vocabularies (loaded once per session) and the corpus.
+
+The real tiktoken `Encoding` is built from the same rank file toklab loads, so
+the comparison needs no network: tiktoken's own BPE engine and regex run on
+identical ranks, and any difference in IDs is a difference in the algorithm.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+# deadline=None: the first example of a test may pay for a cache warm-up.
+# database=None: do not write a .hypothesis/ folder into the working tree.
+settings.register_profile(
+    "toklab",
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("toklab")
+
+REAL_NAMES = ("r50k_base", "cl100k_base", "o200k_base")
+
+
+@lru_cache(maxsize=None)
+def _real(name: str):
+    import tiktoken
+
+    from toklab import pretokenize, vocabs
+    from toklab.bpe import ByteBPE
+
+    spec = vocabs.load(name)
+    enc = tiktoken.Encoding(
+        spec.name,
+        pat_str=pretokenize.resolve(spec.pattern),
+        mergeable_ranks=spec.ranks,
+        special_tokens=spec.special_tokens,
+    )
+    tok = ByteBPE.from_tiktoken(name)
+    return spec, tok, enc
+
+
+@pytest.fixture(scope="session")
+def real():
+    """``real(name) -> (VocabSpec, ByteBPE, tiktoken.Encoding)``, cached for the session."""
+    return _real
+
+
+@lru_cache(maxsize=None)
+def _corpus_all() -> dict[str, str]:
+    from toklab import corpus
+
+    return corpus.load_all()
+
+
+@pytest.fixture(scope="session")
+def corpus_texts() -> dict[str, str]:
+    """The four bundled corpus files, whole."""
+    return _corpus_all()
