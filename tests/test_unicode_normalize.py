@@ -443,3 +443,23 @@ def test_every_format_character_is_reported():
         ch = chr(cp)
         if unicodedata.category(ch) == "Cf":
             assert [f.char for f in tu.invisible_chars(ch)] == [ch]
+
+
+# ---------------------------------------------------------------------------
+# the §3.3 exercise checkers accept correct answers and reject wrong ones
+# ---------------------------------------------------------------------------
+
+
+def test_exercise_checkers():
+    from toklab.exercises import ch03_3
+
+    assert "agree" in ch03_3.check_utf16_length(tu.utf16_length)
+    with pytest.raises(AssertionError, match="surrogate pair"):
+        ch03_3.check_utf16_length(len)
+    assert "agree" in ch03_3.check_byte_span_to_char_span(tu.byte_span_to_char_span)
+
+    def no_widening(text, start, end):  # treats byte offsets as character offsets
+        return start, end
+
+    with pytest.raises(AssertionError, match="expected"):
+        ch03_3.check_byte_span_to_char_span(no_widening)

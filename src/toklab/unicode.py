@@ -8,12 +8,24 @@ shifts the other 68 (control characters, space, DEL, NBSP, soft hyphen, ...)
 to U+0100 and up, in byte order. The result is a bijection of 256 bytes onto
 256 printable characters; nothing about the tokenizer's behaviour depends on
 it, only how its files and token strings look (``Ġ`` is the space byte).
+
+The second half of the module (used by §3.3) is about what "a character" and
+"an offset" mean: `normalize_with_offsets` normalizes text while keeping an
+alignment map back to the original code points, `graphemes` and
+`coordinates` count a string in the four units software uses (code points,
+UTF-8 bytes, UTF-16 units, graphemes), `byte_span_to_char_span` widens a
+token's byte span to whole characters, and `invisible_chars` lists the
+characters that render as nothing but still reach the tokenizer.
 """
 
 from __future__ import annotations
 
+import bisect
 import unicodedata
 from functools import lru_cache
+from typing import NamedTuple
+
+import regex as _regex
 
 __all__ = [
     "bytes_to_unicode",
@@ -22,6 +34,14 @@ __all__ = [
     "from_proxy",
     "utf8_length",
     "describe_char",
+    "NORMAL_FORMS",
+    "normalize_with_offsets",
+    "graphemes",
+    "coordinates",
+    "utf16_length",
+    "byte_span_to_char_span",
+    "InvisibleChar",
+    "invisible_chars",
 ]
 
 # Byte values that GPT-2 left as themselves: printable ASCII after the space
@@ -100,3 +120,298 @@ def describe_char(ch: str) -> dict[str, object]:
         "bytes": len(data),
         "proxy": to_proxy(data),
     }
+
+
+# ---------------------------------------------------------------------------
+# Normalization with offsets, graphemes, coordinate systems, invisible characters
+# ---------------------------------------------------------------------------
+#
+# A tokenizer that normalizes its input (NFKC, say) hands out token offsets in
+# the *normalized* text, but the reader, the highlighter and the NER label all
+# live in the *original* text. The functions below keep the bridge between the
+# two, and count the lengths that different software means by "length".
+
+#: The four Unicode normalization forms `normalize_with_offsets` accepts.
+NORMAL_FORMS: tuple[str, ...] = ("NFC", "NFD", "NFKC", "NFKD")
+
+# Hangul syllables compose and decompose by arithmetic, not by table
+# (Unicode §3.12): S = SBase + (L - LBase) * 588 + (V - VBase) * 28 + (T - TBase).
+_S_BASE, _L_BASE, _V_BASE, _T_BASE = 0xAC00, 0x1100, 0x1161, 0x11A7
+_L_COUNT, _V_COUNT, _T_COUNT = 19, 21, 28
+_S_COUNT = _L_COUNT * _V_COUNT * _T_COUNT
+
+
+@lru_cache(maxsize=None)
+def _primary_composites() -> dict[tuple[str, str], str]:
+    """``(first, second) -> composite`` for every canonical pair that NFC recomposes.
+
+    Read off `unicodedata` itself, so it matches the Unicode version Python
+    ships: a character with a two-character canonical decomposition is a
+    *primary composite* unless it is excluded from composition, which shows
+    as NFC not giving the character back (``NFC(c) != c``). Hangul syllables
+    are not listed: `_compose` handles them arithmetically. One scan of all
+    code points (a fraction of a second), cached.
+    """
+    table: dict[tuple[str, str], str] = {}
+    for cp in range(0x110000):
+        ch = chr(cp)
+        decomposition = unicodedata.decomposition(ch)
+        if not decomposition or decomposition.startswith("<"):
+            continue  # none, or a compatibility mapping (never recomposed)
+        parts = decomposition.split()
+        if len(parts) != 2 or unicodedata.normalize("NFC", ch) != ch:
+            continue  # a singleton, or excluded from composition
+        table[chr(int(parts[0], 16)), chr(int(parts[1], 16))] = ch
+    return table
+
+
+def _compose(first: str, second: str) -> str | None:
+    """The primary composite of ``first + second``, or None."""
+    a, b = ord(first), ord(second)
+    if _L_BASE <= a < _L_BASE + _L_COUNT and _V_BASE <= b < _V_BASE + _V_COUNT:
+        return chr(_S_BASE + ((a - _L_BASE) * _V_COUNT + (b - _V_BASE)) * _T_COUNT)
+    if (
+        _S_BASE <= a < _S_BASE + _S_COUNT
+        and (a - _S_BASE) % _T_COUNT == 0
+        and _T_BASE < b < _T_BASE + _T_COUNT
+    ):
+        return chr(a + b - _T_BASE)
+    return _primary_composites().get((first, second))
+
+
+def normalize_with_offsets(text: str, form: str) -> tuple[str, list[tuple[int, int]]]:
+    """Normalize ``text`` and say where in ``text`` each normalized character came from.
+
+    Returns ``(normalized, offsets)``: ``normalized`` equals
+    ``unicodedata.normalize(form, text)``, and ``offsets[i] = (start, end)``
+    is the span of original code points that produced ``normalized[i]``.
+    A tokenizer reports offsets in the normalized text; this alignment map is
+    what turns them back into offsets a user of the original text can use.
+
+    The map is exact because it is built by running the normalization
+    algorithm itself (UAX #15) with a source index attached to every
+    character, rather than by diffing strings afterwards:
+
+    1. *decompose* each original character on its own (NFD or NFKD), so
+       every piece knows the one character it came from (``ﬃ`` -> ``f f i``,
+       all three from position 0);
+    2. *reorder* runs of combining marks by canonical combining class (a
+       stable sort; the marks carry their sources with them);
+    3. for NFC/NFKC, *compose*: a character absorbed into a composite hands
+       its source to it, and the composite's span is the smallest span that
+       covers all its sources (``e`` + U+0301 -> ``é``, span ``(0, 2)``).
+
+    So the one-to-many case (NFKC ``ﬃ`` -> ``ffi``: three
+    characters, each ``(0, 1)``) and the many-to-one case (NFC ``e`` + U+0301
+    -> ``é``: ``(0, 2)``) both come out right. The guarantee: the
+    decomposition of ``normalized[i]`` is part of the decomposition of
+    ``text[start:end]``; where no mark moves between two original characters
+    (almost all real text), simply ``normalized[i] in
+    unicodedata.normalize(form, text[start:end])``. Normalization never
+    deletes a character, so every original position lies in some span.
+    (Hugging Face ``tokenizers`` gives a composed character only the span of
+    its *first* source; see ``tests/test_unicode_normalize.py``.)
+    """
+    if form not in NORMAL_FORMS:
+        raise ValueError(f"form must be one of {NORMAL_FORMS}, got {form!r}")
+    if unicodedata.is_normalized(form, text):
+        return text, [(i, i + 1) for i in range(len(text))]
+
+    decompose = "NFKD" if form.startswith("NFK") else "NFD"
+    # Step 1: full decomposition of each character, tagged with its position.
+    chars: list[str] = []
+    sources: list[int] = []
+    for i, ch in enumerate(text):
+        if ch < "\u00c0":  # nothing below U+00C0 decomposes canonically...
+            if ch < "\u00a0" or decompose == "NFD":  # ...or, below U+00A0, at all
+                chars.append(ch)
+                sources.append(i)
+                continue
+        for piece in unicodedata.normalize(decompose, ch):
+            chars.append(piece)
+            sources.append(i)
+
+    # Step 2: canonical ordering - sort each run of non-starters by class, stably.
+    classes = [unicodedata.combining(c) for c in chars]
+    k = 0
+    while k < len(chars):
+        if classes[k] == 0:
+            k += 1
+            continue
+        end = k
+        while end < len(chars) and classes[end] != 0:
+            end += 1
+        if end - k > 1:
+            run = sorted(range(k, end), key=classes.__getitem__)
+            chars[k:end] = [chars[j] for j in run]
+            sources[k:end] = [sources[j] for j in run]
+            classes[k:end] = [classes[j] for j in run]
+        k = end
+
+    if form in ("NFD", "NFKD"):
+        normalized = "".join(chars)
+        offsets = [(s, s + 1) for s in sources]
+    else:
+        # Step 3: canonical composition. A character can join the last
+        # starter if nothing between them blocks it: the previous kept
+        # character is the starter itself, or has a lower combining class.
+        out: list[str] = []
+        spans: list[list[int]] = []  # [start, end] per output character
+        starter = -1  # index into out of the last starter, -1 before any
+        last_class = -1
+        for ch, src, cc in zip(chars, sources, classes):
+            if starter >= 0 and (last_class == 0 or (0 < last_class < cc)):
+                composite = _compose(out[starter], ch)
+                if composite is not None:
+                    out[starter] = composite
+                    span = spans[starter]
+                    span[0], span[1] = min(span[0], src), max(span[1], src + 1)
+                    continue
+            if cc == 0:
+                starter = len(out)
+            last_class = cc if starter >= 0 else 256
+            out.append(ch)
+            spans.append([src, src + 1])
+        normalized = "".join(out)
+        offsets = [(a, b) for a, b in spans]
+
+    expected = unicodedata.normalize(form, text)
+    if normalized != expected:  # would be a bug here, not a property of the input
+        raise RuntimeError(
+            f"normalize_with_offsets disagrees with unicodedata.normalize({form!r}, ...) "
+            f"on {text!r}: {normalized!r} != {expected!r}; please report this input"
+        )
+    return normalized, offsets
+
+
+_GRAPHEME = _regex.compile(r"\X")
+
+
+def graphemes(text: str) -> list[str]:
+    """Split ``text`` into extended grapheme clusters (UAX #29), what a reader calls characters.
+
+    A grapheme can be many code points: ``e`` + U+0301, a flag (two regional
+    indicators), an emoji ZWJ sequence such as a family. Cursor movement,
+    "maximum 280 characters" and truncation that must not cut a character in
+    half all want this unit. Uses the ``regex`` module's ``\\X``, which tracks
+    a recent Unicode version; the standard library has no grapheme support.
+    """
+    return _GRAPHEME.findall(text)
+
+
+def utf16_length(text: str) -> int:
+    """Length in UTF-16 code units: what JavaScript's ``.length`` and Java's ``length()`` report.
+
+    A code point above U+FFFF takes two units (a surrogate pair), every
+    other one takes one. An editor or browser that reports offsets in this
+    unit disagrees with Python's ``len`` on every emoji and rare CJK ideograph.
+    """
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def _utf8_encoded(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"position {exc.start} holds a lone surrogate (U+{ord(text[exc.start]):04X}), "
+            "which has no UTF-8 form; replace it (e.g. with U+FFFD) first"
+        ) from None
+
+
+def coordinates(text: str) -> dict[str, int]:
+    """The length of ``text`` in each unit that software means by "length".
+
+    Keys: ``code_points`` (Python's ``len``), ``utf8_bytes`` (what a
+    byte-level tokenizer sees and what byte offsets count), ``utf16_units``
+    (JavaScript, Java, many editors' column numbers), ``graphemes`` (what a
+    person counts). Offsets handed between two systems must say which one
+    they are in. Raises ValueError for a lone surrogate, which has no UTF-8 form.
+    """
+    return {
+        "code_points": len(text),
+        "utf8_bytes": len(_utf8_encoded(text)),
+        "utf16_units": utf16_length(text),
+        "graphemes": len(graphemes(text)),
+    }
+
+
+def byte_span_to_char_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The smallest span of whole code points covering UTF-8 bytes ``[start, end)`` of ``text``.
+
+    Byte-level tokens report (or imply) byte offsets, and a token may start
+    or end in the middle of a character (the first byte of an emoji, say);
+    a span of characters must then widen to the whole character, since
+    half a character cannot be highlighted or sliced. An empty byte span
+    gives an empty character span at the character holding byte ``start``
+    (or at ``len(text)`` when ``start`` is the end of the text). Raises
+    ValueError when the span is not ``0 <= start <= end <= len(UTF-8 bytes)``.
+    """
+    starts = [0]
+    for ch in text:
+        starts.append(starts[-1] + (utf8_length(ch) if not 0xD800 <= ord(ch) <= 0xDFFF else 0))
+    if starts[-1] != len(_utf8_encoded(text)):  # pragma: no cover - _utf8_encoded raises first
+        raise ValueError("text is not valid Unicode")
+    total = starts[-1]
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= total):
+        raise ValueError(f"byte span ({start!r}, {end!r}) is not within 0..{total} with start <= end")
+    first = bisect.bisect_right(starts, start) - 1  # the character holding byte `start`
+    if start == end:
+        return first, first
+    last = bisect.bisect_left(starts, end)  # first character starting at or after `end`
+    return first, last
+
+
+class InvisibleChar(NamedTuple):
+    """One invisible character found by `invisible_chars`."""
+
+    index: int  #: position in the text, in code points
+    char: str
+    code_point: str  #: e.g. ``"U+200B"``
+    name: str  #: the Unicode name, e.g. ``"ZERO WIDTH SPACE"``
+    kind: str  #: ``"zero-width"``, ``"variation selector"``, ``"bidi control"``, ``"tag"``, ``"filler"`` or ``"format"``
+
+
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff\u034f")
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
+def _invisible_kind(ch: str) -> str | None:
+    cp = ord(ch)
+    if ch in _BIDI_CONTROLS:
+        return "bidi control"
+    if ch in _ZERO_WIDTH:
+        return "zero-width"
+    if 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF or 0x180B <= cp <= 0x180D or cp == 0x180F:
+        return "variation selector"
+    if cp == 0xE0001 or 0xE0020 <= cp <= 0xE007F:
+        return "tag"
+    if ch in _FILLERS:
+        return "filler"
+    if unicodedata.category(ch) == "Cf":
+        return "format"
+    return None
+
+
+def invisible_chars(text: str) -> list[InvisibleChar]:
+    """Every character in ``text`` that renders as nothing but is still there for a tokenizer.
+
+    Zero-width characters (ZWSP, ZWNJ, ZWJ, word joiner, BOM, combining
+    grapheme joiner), variation selectors (U+FE00-FE0F and the supplement;
+    U+FE0F asks for emoji presentation), bidirectional controls (LRM, RLM,
+    embeddings, overrides, isolates: the "Trojan Source" characters), tag
+    characters, Hangul fillers, and any other format character (category
+    ``Cf``, e.g. the soft hyphen). They change token IDs, defeat exact-match
+    deduplication and can hide text from a reviewer, so audits list them
+    before and after normalization. Whitespace and control characters that
+    *do* move the cursor (space, tab, newline) are not listed.
+    """
+    found = []
+    for i, ch in enumerate(text):
+        kind = _invisible_kind(ch)
+        if kind is not None:
+            found.append(
+                InvisibleChar(i, ch, f"U+{ord(ch):04X}", unicodedata.name(ch, "<unnamed>"), kind)
+            )
+    return found
