@@ -711,33 +711,9 @@ def _parse_model_proto(blob: bytes) -> tuple[list[tuple[str, float, str]], int, 
     (model_type = 3, byte_fallback = 35).
     """
 
-    def varint(buf: bytes, pos: int) -> tuple[int, int]:
-        shift = result = 0
-        while True:
-            b = buf[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            if b < 0x80:
-                return result, pos
-            shift += 7
-
-    def fields(buf: bytes) -> Iterator[tuple[int, int, Any]]:
-        pos = 0
-        while pos < len(buf):
-            key, pos = varint(buf, pos)
-            number, wire = key >> 3, key & 7
-            if wire == 0:
-                value, pos = varint(buf, pos)
-            elif wire == 1:
-                value, pos = buf[pos : pos + 8], pos + 8
-            elif wire == 2:
-                length, pos = varint(buf, pos)
-                value, pos = buf[pos : pos + length], pos + length
-            elif wire == 5:
-                value, pos = buf[pos : pos + 4], pos + 4
-            else:
-                raise ValueError(f"unsupported protobuf wire type {wire} in a sentencepiece model")
-            yield number, wire, value
+    # The wire-format reader lives with the SentencePiece front end (imported here,
+    # not at module level, because that module imports this one).
+    from .sentencepiece import _fields as fields
 
     type_names = {1: "normal", 2: "unknown", 3: "control", 4: "user", 5: "unused", 6: "byte"}
     entries: list[tuple[str, float, str]] = []
