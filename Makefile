@@ -5,7 +5,7 @@
 #   make notebooks  re-sync notebooks/*.ipynb from book/*.md and re-execute them in place
 #   make student    the student edition (no solutions) into _build/student/_build/html
 #   make serve      serve _build/html on http://127.0.0.1:8000
-#   make bench      run benchmarks/run.py
+#   make bench      run benchmarks/run.py and benchmarks/models.py
 #   make clean      remove build outputs (make distclean also removes .venv)
 #
 # A fresh machine needs only Python 3.11+ and GNU make; everything else comes from PyPI
@@ -150,6 +150,7 @@ serve:
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/models.py
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

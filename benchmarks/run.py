@@ -664,7 +664,7 @@ def build_rows(cfg: dict, results: dict[str, dict]) -> tuple[list[dict], dict]:
     for row in rows:
         base = next(x for x in rows if x["workload"] == row["workload"] and x["impl"] == BASELINE_IMPL[row["task"]])
         ratio = row["median_s"] / base["median_s"]
-        row["ratio"] = round(ratio, 3) if ratio < 100 else round(ratio)
+        row["ratio"] = round(ratio, 3) if ratio < 100 else round(ratio, 1)
 
     small_v, big_v = cfg["small_vocab"], cfg["big_vocab"]
     res = results
@@ -821,8 +821,8 @@ def evaluate_targets(rows: list[dict], cfg: dict) -> list[dict]:
             "threshold": 1.0,
             "unit": "x the fastest of puretiktoken and HF",
             "pass": e_warm["median_s"] < min(e_hf["median_s"], e_pure["median_s"]),
-            "note": f"toklab {e_warm['median_s']:.2f} s, puretiktoken {e_pure['median_s']:.2f} s, "
-            f"HF {e_hf['median_s']:.2f} s (all warm)",
+            "note": f"toklab {e_warm['median_s']:.3f} s, puretiktoken {e_pure['median_s']:.3f} s, "
+            f"HF {e_hf['median_s']:.3f} s (all warm)",
         },
         {
             "name": "encoding faster than puretiktoken (cold, first call)",
@@ -831,7 +831,7 @@ def evaluate_targets(rows: list[dict], cfg: dict) -> list[dict]:
             "threshold": 1.0,
             "unit": "x puretiktoken cold time",
             "pass": e_cold["median_s"] < e_pure_cold["median_s"],
-            "note": f"toklab {e_cold['median_s']:.2f} s vs puretiktoken {e_pure_cold['median_s']:.2f} s; "
+            "note": f"toklab {e_cold['median_s']:.3f} s vs puretiktoken {e_pure_cold['median_s']:.3f} s; "
             "puretiktoken is the only pure-Python peer installed",
         },
         {
@@ -916,7 +916,7 @@ def write_markdown(path: Path, data: dict) -> None:
         "",
         f"- Timing: `time.perf_counter` wall time; the median of the runs in the `runs` column "
         f"({meta['runs_short']} for short jobs, {meta['runs_long']} for long ones). Each row runs in its own "
-        "fresh Python process, one row at a time, so libraries that use threads have both cores to themselves.",
+        "fresh Python process, one row at a time, so rows never compete with each other for the cores.",
         f"- Memory: {meta['memory_method']}",
         f"- Machine load (1/5/15-minute load averages) was {', '.join(map(str, meta['load_average_start']))} at the "
         f"start and {', '.join(map(str, meta['load_average_end']))} at the end of the {meta['total_wall_s']:.0f} s run; "
