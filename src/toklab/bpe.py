@@ -30,7 +30,6 @@ import os
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -344,7 +343,11 @@ def train(
                 else:
                     del pair_count[p]
                 if d > 0:
-                    where.setdefault(p, set()).add(w)
+                    words_with_p = where.get(p)
+                    if words_with_p is None:
+                        where[p] = {w}
+                    else:
+                        words_with_p.add(w)
         pair_count.pop(pair, None)
         for p in created:
             if p in pair_count:
@@ -661,18 +664,20 @@ class ByteBPE:
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
-        pieces = self._pat.findall(text)
-        # Look every piece up at C speed first; only misses go through BPE.
-        found = list(map(cache.get, pieces))
-        if None in found:
-            for k, ids in enumerate(found):
-                if ids is None:
-                    piece = pieces[k]
-                    ids = self._encode_chunk(piece)
-                    if len(piece) <= _CACHE_PIECE_CHARS:
-                        cache[piece] = ids
-                    found[k] = ids
-        return list(chain.from_iterable(found))
+        # One pass, filling the cache as we go: a chunk that repeats within this
+        # text is encoded once (looking everything up first would miss every repeat
+        # of a new chunk, which made first calls 1.6x slower when measured).
+        out: list[int] = []
+        extend = out.extend
+        get = cache.get
+        for piece in self._pat.findall(text):
+            ids = get(piece)
+            if ids is None:
+                ids = self._encode_chunk(piece)
+                if len(piece) <= _CACHE_PIECE_CHARS:
+                    cache[piece] = ids
+            extend(ids)
+        return out
 
     def encode(
         self,
