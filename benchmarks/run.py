@@ -223,15 +223,9 @@ def hf_merges(tk) -> list[tuple[bytes, bytes]]:
 
 
 def _merge_all(word: tuple, pair: tuple) -> tuple:
-    out, i = [], 0
-    while i < len(word):
-        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:
-            out.append(word[i] + word[i + 1])
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return tuple(out)
+    from toklab.bpe import _merge_word  # the textbook merge step the reference trainer uses
+
+    return _merge_word(word, pair)
 
 
 def pair_counts_after(text: str, merges, k: int) -> dict:
