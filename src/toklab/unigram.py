@@ -694,50 +694,15 @@ class Unigram:
             blob = model.serialized_model_proto()
         else:
             raise TypeError(f"expected a SentencePieceProcessor, a path or bytes, got {type(model).__name__}")
-        entries, model_type, byte_fallback = _parse_model_proto(blob)
-        if model_type != 1:
-            names = {2: "bpe", 3: "word", 4: "char"}
-            raise ValueError(f"not a Unigram model (model_type={names.get(model_type, model_type)})")
-        return cls._from_entries(entries, byte_fallback=byte_fallback, float32=True)
+        # The SentencePiece front end owns the model-file reader (imported here, not at
+        # module level, because that module imports this one).
+        from .sentencepiece import parse_model_proto
 
-
-def _parse_model_proto(blob: bytes) -> tuple[list[tuple[str, float, str]], int, bool]:
-    """Read pieces, model type and byte_fallback from a serialized sentencepiece ModelProto.
-
-    A minimal protobuf wire-format reader, so that loading a model needs
-    neither ``protobuf`` nor the generated ``*_pb2`` module. Field numbers
-    come from ``sentencepiece_model.proto``: ModelProto.pieces = 1
-    (SentencePiece: piece = 1, score = 2 (float), type = 3), trainer_spec = 2
-    (model_type = 3, byte_fallback = 35).
-    """
-
-    # The wire-format reader lives with the SentencePiece front end (imported here,
-    # not at module level, because that module imports this one).
-    from .sentencepiece import _fields as fields
-
-    type_names = {1: "normal", 2: "unknown", 3: "control", 4: "user", 5: "unused", 6: "byte"}
-    entries: list[tuple[str, float, str]] = []
-    model_type, byte_fallback = 1, False
-    for number, wire, value in fields(blob):
-        if number == 1 and wire == 2:
-            piece, score, kind = "", 0.0, 1
-            for n2, w2, v2 in fields(value):
-                if n2 == 1 and w2 == 2:
-                    piece = v2.decode("utf-8")
-                elif n2 == 2 and w2 == 5:
-                    score = struct.unpack("<f", v2)[0]
-                elif n2 == 3 and w2 == 0:
-                    kind = v2
-            entries.append((piece, score, type_names.get(kind, "normal")))
-        elif number == 2 and wire == 2:
-            for n2, w2, v2 in fields(value):
-                if n2 == 3 and w2 == 0:
-                    model_type = v2
-                elif n2 == 35 and w2 == 0:
-                    byte_fallback = bool(v2)
-    if not entries:
-        raise ValueError("no pieces found: is this a sentencepiece model?")
-    return entries, model_type, byte_fallback
+        pieces, config = parse_model_proto(blob)
+        if config.model_type != "unigram":
+            raise ValueError(f"not a Unigram model (model_type={config.model_type})")
+        entries = [(p.piece, p.score, p.kind) for p in pieces]
+        return cls._from_entries(entries, byte_fallback=config.byte_fallback, float32=True)
 
 
 # --------------------------------------------------------------------------
