@@ -17,3 +17,11 @@ Modules follow the tokenization pipeline:
 """
 
 __version__ = "0.1.0"
+
+from .bpe import ByteBPE
+from .sentencepiece import SentencePieceTokenizer
+from .tokenizer import Pipeline
+from .unigram import Unigram
+from .wordpiece import WordPiece
+
+__all__ = ["ByteBPE", "Pipeline", "SentencePieceTokenizer", "Unigram", "WordPiece", "__version__"]

@@ -31,9 +31,10 @@ import shutil
 import sys
 import warnings
 from pathlib import Path
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["SEED", "FIGSIZE", "DPI", "setup", "glue", "strip_gated_solutions", "stage_student_edition"]
+__all__ = ["SEED", "FIGSIZE", "DPI", "setup", "glue", "md_table", "strip_gated_solutions", "stage_student_edition"]
 
 #: Seed used for ``random`` and ``numpy.random`` in every chapter.
 SEED: int = 0
@@ -123,6 +124,26 @@ def glue(name: str, value: Any, display: bool = False) -> None:
             import matplotlib.pyplot as plt
 
             plt.close(value)
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str) -> str:
+    """A Markdown table for ``{glue:md}``; ``align`` has a letter per column: l, r or c.
+
+    >>> print(md_table(["token", "ID"], [["a", 64]], "lr"))
+    | token | ID |
+    |---|--:|
+    | a | 64 |
+    """
+    rule = {"l": "---", "r": "--:", "c": ":-:"}
+    if len(align) != len(header) or set(align) - set(rule):
+        raise ValueError(f"align needs one of l/r/c per column ({len(header)} columns), got {align!r}")
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule[a] for a in align) + "|"]
+    for row in rows:
+        row = [str(v) for v in row]
+        if len(row) != len(header):
+            raise ValueError(f"row {row!r} has {len(row)} cells; the header has {len(header)}")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- student edition

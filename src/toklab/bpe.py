@@ -649,8 +649,13 @@ class ByteBPE:
 
     # -- encoding -------------------------------------------------------------
 
-    def _encode_chunk(self, piece: str) -> list[int]:
-        data = piece.encode("utf-8")
+    def segment(self, chunk: str) -> list[int]:
+        """The model stage alone: BPE on one pre-tokenized chunk, no cache, no specials.
+
+        ``encode_ordinary(text)`` is ``segment`` applied to each chunk of the pattern's
+        split, concatenated. A chunk with a lone surrogate must be cleaned first.
+        """
+        data = chunk.encode("utf-8")
         tid = self._encoder.get(data)
         if tid is not None:
             return [tid]
@@ -673,7 +678,7 @@ class ByteBPE:
         for piece in self._pat.findall(text):
             ids = get(piece)
             if ids is None:
-                ids = self._encode_chunk(piece)
+                ids = self.segment(piece)
                 if len(piece) <= _CACHE_PIECE_CHARS:
                     cache[piece] = ids
             extend(ids)
@@ -782,6 +787,20 @@ class ByteBPE:
         ``"strict"`` to get an exception instead.
         """
         return self.decode_bytes(list(ids)).decode("utf-8", errors=errors)
+
+    def token_to_id(self, token: bytes) -> int:
+        """The ID of a token given as bytes (ordinary or special); KeyError names it if absent."""
+        token = bytes(token)
+        tid = self._encoder.get(token)
+        if tid is None:
+            tid = next((i for s, i in self.special_tokens.items() if s.encode("utf-8") == token), None)
+        if tid is None:
+            raise KeyError(f"{token!r} is not a token of this vocabulary")
+        return tid
+
+    def id_to_token(self, token_id: int) -> bytes:
+        """The bytes of one token; ValueError names an unknown ID and the valid range."""
+        return self.decode_bytes([token_id])
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["CORPUS", "data_dir", "corpus_path", "load", "load_all"]
+__all__ = ["CORPUS", "data_dir", "corpus_path", "load", "load_all", "held_out"]
 
 CORPUS: dict[str, str] = {
     "en": "en.txt",
@@ -79,3 +79,12 @@ def load(name: str, max_bytes: int | None = None) -> str:
 def load_all(max_bytes_each: int | None = None) -> dict[str, str]:
     """All corpus files, keyed by short name, each loaded with :func:`load`."""
     return {name: load(name, max_bytes_each) for name in CORPUS}
+
+
+def held_out(name: str, start: int, size: int = 50_000) -> str:
+    """About ``size`` characters of corpus ``name`` from character ``start`` on, cut after
+    the last newline: text a tokenizer trained on ``load(name)[:start]`` has not seen."""
+    if start < 0 or size <= 0:
+        raise ValueError(f"start must be >= 0 and size > 0, got start={start}, size={size}")
+    text = load(name)[start : start + size]
+    return text[: text.rfind("\n") + 1]

@@ -367,7 +367,7 @@ class Pipeline:
             for chunk in self.pre_tokenize(norm):
                 # The model stage for one chunk: the same call encode_ordinary
                 # makes for each chunk (tests check trace == encode).
-                chunk_ids = model._encode_chunk(chunk)
+                chunk_ids = model.segment(chunk)
                 pretokens.append(chunk)
                 pieces.append(model.tokens(chunk_ids))
                 ids.extend(chunk_ids)
