@@ -220,9 +220,10 @@ def run_worker(case: str, cfg: dict, workdir: Path) -> dict:
         lines = corpus_lines(cfg)
         if impl == "toklab":
             from toklab import unigram
+            from toklab.pre_tokenizers.metaspace import escape
 
             def job():
-                escaped = [ln.replace(" ", unigram.SPACE) for ln in lines]
+                escaped = [escape(ln) for ln in lines]
                 return unigram.train(escaped, vocab_size, special_tokens=UG_SPECIALS[1:],
                                      unk_piece=UG_SPECIALS[0], max_piece_length=MAX_PIECE_LENGTH)
 
@@ -330,13 +331,14 @@ def spawn_worker(case: str, cfg: dict, workdir: Path) -> dict:
 def check_inputs(cfg: dict) -> dict:
     """The claims the setup rests on: HF sees the same words as toklab in both tasks."""
     from toklab import unigram, wordpiece
+    from toklab.pre_tokenizers.metaspace import escape, split_words
 
     text = corpus_text(cfg)
     same_wp = wordpiece.word_counts(newline_docs(text)) == wordpiece.word_counts(text)
     split = hf_metaspace()
     lines = corpus_lines(cfg)
     same_ug = all(
-        [w for w, _ in split.pre_tokenize_str(ln)] == unigram.split_words(ln.replace(" ", unigram.SPACE))
+        [w for w, _ in split.pre_tokenize_str(ln)] == split_words(escape(ln))
         for ln in lines
     )
     return {"wordpiece_docs_same_words": same_wp, "unigram_hf_split_same_words": same_ug}
@@ -388,10 +390,12 @@ def evaluate_unigram(cfg: dict, workdir: Path) -> dict:
     from tokenizers import Tokenizer
 
     from toklab import unigram
-    from toklab.unigram import SPACE, Unigram, split_words
+    from toklab.unigram.compare import normalised_log_likelihood
+    from toklab.pre_tokenizers.metaspace import escape, split_words
+    from toklab.unigram import Unigram
 
     lines = corpus_lines(cfg)
-    escaped = [ln.replace(" ", SPACE) for ln in lines]
+    escaped = [escape(ln) for ln in lines]
     words = Counter(w for ln in escaped for w in split_words(ln))
     size = sum(nbytes(ln) for ln in lines)
     bits = size * math.log(2)
@@ -419,7 +423,7 @@ def evaluate_unigram(cfg: dict, workdir: Path) -> dict:
     out: dict = {"bytes": size, "lines": len(lines), "distinct_words": len(words)}
     for impl, model in models.items():
         # toklab's scorer: scores renormalised over each model's ordinary pieces, natural logs.
-        v_ll, m_ll = unigram._normalised_log_likelihood(model, words)
+        v_ll, m_ll = normalised_log_likelihood(model, words)
         out[impl] = {
             "entries": len(model),
             "pieces": len(model.pieces),

@@ -202,7 +202,7 @@ def first_divergence(xs, ys) -> int | None:
 
 def chunk_at_safe_cuts(text: str, pattern: str, size: int = 1 << 16) -> list[str]:
     """Cut text into ~size-char documents where the pre-tokens cannot change."""
-    from toklab import pretokenize
+    from toklab.pre_tokenizers import patterns as pretokenize
 
     out, start = [], 0
     for cut in pretokenize.safe_cut_points(text, pattern):
@@ -223,9 +223,9 @@ def hf_merges(tk) -> list[tuple[bytes, bytes]]:
 
 
 def _merge_all(word: tuple, pair: tuple) -> tuple:
-    from toklab.bpe import _merge_word  # the textbook merge step the reference trainer uses
+    from toklab.bpe import merge_pair  # the textbook merge step the reference trainer uses
 
-    return _merge_word(word, pair)
+    return merge_pair(word, pair)
 
 
 def pair_counts_after(text: str, merges, k: int) -> dict:
@@ -268,7 +268,8 @@ def build_hf_cl100k(merges_file: Path):
     """HF byte-level BPE with cl100k_base's vocabulary and merges."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
-    from toklab import pretokenize, vocabs
+    from toklab import vocabs
+    from toklab.pre_tokenizers import patterns as pretokenize
     from toklab.unicode import to_proxy
 
     spec = vocabs.load("cl100k_base")
@@ -289,7 +290,8 @@ def build_hf_cl100k(merges_file: Path):
 def tiktoken_cl100k():
     import tiktoken
 
-    from toklab import pretokenize, vocabs
+    from toklab import vocabs
+    from toklab.pre_tokenizers import patterns as pretokenize
 
     spec = vocabs.load("cl100k_base")
     return tiktoken.Encoding(
@@ -516,7 +518,8 @@ def run_worker(case: str, cfg: dict, workdir: Path) -> dict:
                     result["identical"] = ids == ref
                 del ids
         elif impl == "reference":
-            from toklab import bpe, pretokenize
+            from toklab import bpe
+            from toklab.pre_tokenizers import patterns as pretokenize
             from toklab.unicode import from_proxy
 
             spec = vocabs.load("cl100k_base")

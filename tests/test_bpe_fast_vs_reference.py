@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toklab import bpe, corpus, pretokenize
-from toklab.bpe import ByteBPE, _merge_long, _merge_short, reference_encode, reference_train
+from toklab.bpe import ByteBPE, merge_long, merge_short, reference_encode, reference_train
 
 SLICES = [("en", "gpt2", 40_000), ("zh", "cl100k", 20_000), ("code", "o200k", 40_000), ("mixed", "gpt2", 40_000)]
 NUM_MERGES = 250
@@ -163,7 +163,7 @@ def rank_tables(trained, real):
 )
 def test_merge_long_equals_merge_short(table, rank_tables, data):
     ranks = rank_tables[table]
-    assert _merge_long(data, ranks) == _merge_short(data, ranks)
+    assert merge_long(data, ranks) == merge_short(data, ranks)
 
 
 @pytest.mark.parametrize("table", ["trained-gpt2", "cl100k_base"])
@@ -171,7 +171,7 @@ def test_merge_long_equals_merge_short(table, rank_tables, data):
 def test_merge_long_equals_merge_short_on_runs(table, unit, rank_tables):
     ranks = rank_tables[table]
     data = (unit * 2000).encode("utf-8")[:1500]
-    assert _merge_long(data, ranks) == _merge_short(data, ranks)
+    assert merge_long(data, ranks) == merge_short(data, ranks)
 
 
 @pytest.mark.parametrize("unit", ["a", " ", "ab", "the ", "注", "7", "=-"])
@@ -180,7 +180,7 @@ def test_merge_long_equals_tiktoken_on_100kb_runs(unit, trained, real):
     data = (unit * 100_000).encode("utf-8")[:100_000]
     for tok, enc in ((trained["gpt2"], trained["gpt2"].to_tiktoken()), (real("cl100k_base")[1], real("cl100k_base")[2])):
         ranks = tok.mergeable_ranks()
-        ids = [ranks[p] for p in _merge_long(data, ranks)]
+        ids = [ranks[p] for p in merge_long(data, ranks)]
         assert ids == enc._encode_single_piece(data)
         assert b"".join(tok.tokens(ids)) == data
 

@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 from toklab import bpe, corpus
+from toklab.bpe import trainer
 
 EOT = "<|endoftext|>"
 
@@ -74,12 +75,12 @@ def test_file_chunking_does_not_change_counts(pattern, multi_doc_file, monkeypat
     path, text = multi_doc_file
     whole = bpe.pretoken_counts(text, pattern, special_tokens=[EOT])
     for size in (4096, 25_000):
-        monkeypatch.setattr(bpe, "_CHUNK_CHARS", size)
+        monkeypatch.setattr(trainer, "BLOCK_CHARS", size)
         assert bpe.pretoken_counts(path, pattern, special_tokens=[EOT]) == whole, size
         # str sources are chunked the same way when counted in parallel
-        assert list(bpe._text_chunks(text, pattern, [EOT])) != [text]
-        assert "".join(bpe._text_chunks(text, pattern, [EOT])) == text
-        pieces = [bpe.pretoken_counts(p, pattern, [EOT]) for p in bpe._text_chunks(text, pattern, [EOT])]
+        assert list(trainer.text_blocks(text, pattern, [EOT])) != [text]
+        assert "".join(trainer.text_blocks(text, pattern, [EOT])) == text
+        pieces = [bpe.pretoken_counts(p, pattern, [EOT]) for p in trainer.text_blocks(text, pattern, [EOT])]
         assert sum(pieces, Counter()) == whole
 
 
@@ -88,13 +89,13 @@ def test_file_chunking_without_specials(multi_doc_file, monkeypatch, tmp_path):
     text = text.replace(EOT, "\n")
     path = tmp_path / "plain.txt"
     path.write_bytes(text.encode("utf-8"))
-    monkeypatch.setattr(bpe, "_CHUNK_CHARS", 3000)
+    monkeypatch.setattr(trainer, "BLOCK_CHARS", 3000)
     assert bpe.pretoken_counts(path, "gpt2") == bpe.pretoken_counts(text, "gpt2")
 
 
 def test_identical_across_processes_and_sources(multi_doc_file, monkeypatch):
     path, text = multi_doc_file
-    monkeypatch.setattr(bpe, "_CHUNK_CHARS", 60_000)  # several chunks for the workers
+    monkeypatch.setattr(trainer, "BLOCK_CHARS", 60_000)  # several chunks for the workers
     kwargs = dict(special_tokens=[EOT], pattern="cl100k")
     results = {
         ("file", None): bpe.train(path, 256 + 300 + 1, processes=None, **kwargs),
@@ -112,7 +113,7 @@ def test_identical_across_processes_and_sources(multi_doc_file, monkeypatch):
 
 def test_pretoken_counts_processes(multi_doc_file, monkeypatch):
     path, text = multi_doc_file
-    monkeypatch.setattr(bpe, "_CHUNK_CHARS", 50_000)
+    monkeypatch.setattr(trainer, "BLOCK_CHARS", 50_000)
     one = bpe.pretoken_counts(text, "o200k", [EOT])
     assert bpe.pretoken_counts(path, "o200k", [EOT], processes=2) == one
     assert bpe.pretoken_counts(text, "o200k", [EOT], processes=2) == one

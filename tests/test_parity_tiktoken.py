@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toklab import bpe
+from toklab.bpe import encode as bpe_encode
 
 NAMES = ("r50k_base", "cl100k_base", "o200k_base")
 EOT = "<|endoftext|>"
@@ -141,7 +142,7 @@ def test_one_megabyte_without_spaces_uses_heap_merge(name, real, monkeypatch):
     text = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=1_000_000))
     long_sizes: list[int] = []
     short_sizes: list[int] = []
-    real_long, real_short = bpe._merge_long, bpe._merge_short
+    real_long, real_short = bpe_encode.merge_long, bpe_encode.merge_short
 
     def spy_long(piece, ranks):
         long_sizes.append(len(piece))
@@ -151,8 +152,8 @@ def test_one_megabyte_without_spaces_uses_heap_merge(name, real, monkeypatch):
         short_sizes.append(len(piece))
         return real_short(piece, ranks)
 
-    monkeypatch.setattr(bpe, "_merge_long", spy_long)
-    monkeypatch.setattr(bpe, "_merge_short", spy_short)
+    monkeypatch.setattr(bpe_encode, "merge_long", spy_long)
+    monkeypatch.setattr(bpe_encode, "merge_short", spy_short)
     ids = tok.encode(text)
     assert long_sizes == [1_000_000]
     assert short_sizes == []
@@ -162,10 +163,10 @@ def test_one_megabyte_without_spaces_uses_heap_merge(name, real, monkeypatch):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_chunk_dispatch_by_length(name, real, monkeypatch):
-    """Chunks shorter than bpe._SHORT bytes use the quadratic scan, longer ones the heap."""
+    """Chunks shorter than bpe_encode.SHORT bytes use the quadratic scan, longer ones the heap."""
     _, tok, enc = real(name)
     calls: list[tuple[str, int]] = []
-    real_long, real_short = bpe._merge_long, bpe._merge_short
+    real_long, real_short = bpe_encode.merge_long, bpe_encode.merge_short
 
     def spy_long(piece, ranks):
         calls.append(("long", len(piece)))
@@ -175,8 +176,8 @@ def test_chunk_dispatch_by_length(name, real, monkeypatch):
         calls.append(("short", len(piece)))
         return real_short(piece, ranks)
 
-    monkeypatch.setattr(bpe, "_merge_long", spy_long)
-    monkeypatch.setattr(bpe, "_merge_short", spy_short)
+    monkeypatch.setattr(bpe_encode, "merge_long", spy_long)
+    monkeypatch.setattr(bpe_encode, "merge_short", spy_short)
     # words that are not single tokens, of every length from 2 to 211 bytes (too
     # long for the piece cache past 200, so those are encoded afresh each time)
     words = ["qz" + ("xkqwzv" * 40)[:k] for k in range(0, 210)]
@@ -184,7 +185,7 @@ def test_chunk_dispatch_by_length(name, real, monkeypatch):
     assert tok.encode(text) == enc.encode(text)
     assert calls, "no chunk needed merging"
     for kind, n in calls:
-        assert kind == ("short" if n < bpe._SHORT else "long"), (kind, n, bpe._SHORT)
+        assert kind == ("short" if n < bpe_encode.SHORT else "long"), (kind, n, bpe_encode.SHORT)
     assert {k for k, _ in calls} == {"short", "long"}
 
 

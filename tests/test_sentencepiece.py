@@ -26,23 +26,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toklab import corpus
-from toklab.sentencepiece import (
-    NMT_DELETE,
-    NMT_KEEP,
-    NMT_TO_SPACE,
-    SPACE,
-    Charsmap,
-    SentencePieceTokenizer,
-    SPConfig,
-    SPPiece,
-    _fields,
-    bpe_segment,
-    load,
-    nmt_nfkc,
-    parse_model_proto,
-    reference_bpe_segment,
-    split_words,
-)
+from toklab.normalizers import Charsmap
+from toklab.normalizers.nmt import NMT_DELETE, NMT_KEEP, NMT_TO_SPACE, nmt_nfkc
+from toklab.pre_tokenizers.metaspace import SPACE
+from toklab.pre_tokenizers.metaspace import split_words as metaspace_split_words
+from toklab.sentencepiece import SentencePieceTokenizer, bpe_segment, load, reference_bpe_segment
+from toklab.sentencepiece_model import SPConfig, SPPiece, parse_model_proto
+from toklab.sentencepiece_model import iter_fields
+
+
+def split_words(text, config):
+    return metaspace_split_words(text, split_by_whitespace=config.split_by_whitespace, split_digits=config.split_digits)
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -233,7 +227,7 @@ def test_normalizer_flags_equal_sentencepiece(rule):
             for escape in (True, False):
                 ref = spm.SentencePieceNormalizer(rule_name=rule, add_dummy_prefix=dummy,
                                                   remove_extra_whitespaces=rew, escape_whitespaces=escape)
-                spec = {n: v for n, _w, v in _fields(ref.serialized_normalizer_spec())}
+                spec = {n: v for n, _w, v in iter_fields(ref.serialized_normalizer_spec())}
                 flags = dict(normalization=rule, add_dummy_prefix=dummy, remove_extra_whitespaces=rew,
                              escape_whitespaces=escape)
                 table = _tiny(charsmap=spec.get(2), **flags)
@@ -309,7 +303,7 @@ def test_where_round_trips_break(sp_model):
     assert ws.decode(ws.encode("  a  b ")) == "a b"
     # Without byte fallback an uncovered character becomes <unk> and is lost.
     unk = SentencePieceTokenizer.from_sentencepiece(sp_model(model_type="unigram", normalization_rule_name="identity"))
-    assert "龘" not in unk._ids and unk.encode("a龘b").count(unk.unk_id) == 1
+    assert "龘" not in unk.get_vocab() and unk.encode("a龘b").count(unk.unk_id) == 1
     assert unk.decode(unk.encode("a龘b")) == "a \u2047 b"
     # The dummy prefix is dropped again by decode of a whole sequence...
     dummy = SentencePieceTokenizer.from_sentencepiece(sp_model(model_type="unigram", normalization_rule_name="identity",
@@ -329,7 +323,7 @@ def test_d05_nfkc_lossy_byte_fallback_lossless(sp_model):
     assert unicodedata.normalize("NFKC", "Ａ①") == "A1"
     sp = sp_model(model_type="bpe", normalization_rule_name="identity", byte_fallback=True, add_dummy_prefix=False)
     tok = SentencePieceTokenizer.from_sentencepiece(sp)
-    assert "龘" not in tok._ids
+    assert "龘" not in tok.get_vocab()
     assert tok.encode_as_pieces("龘") == ["<0xE9>", "<0xBE>", "<0x98>"] == sp.encode("龘", out_type=str)
     assert "龘".encode("utf-8") == b"\xe9\xbe\x98"
     assert tok.decode(tok.encode("龘")) == "龘"
@@ -408,7 +402,7 @@ def test_every_code_point_normalizes_like_sentencepiece():
     """All 1,112,063 scalar values, one at a time (joined by NUL, which nothing rewrites or composes with)."""
     ref = spm.SentencePieceNormalizer(rule_name="nmt_nfkc", add_dummy_prefix=False, remove_extra_whitespaces=False,
                                       escape_whitespaces=False)
-    spec = {n: v for n, _w, v in _fields(ref.serialized_normalizer_spec())}
+    spec = {n: v for n, _w, v in iter_fields(ref.serialized_normalizer_spec())}
     cps = [c for c in range(1, 0x110000) if not 0xD800 <= c < 0xE000]
     joined = "\x00".join(map(chr, cps))
     expected = ref.Normalize(joined).split("\x00")
@@ -440,7 +434,7 @@ KNOWN_DIFFERENCES = {
 def test_known_differences_rules_vs_table():
     ref = spm.SentencePieceNormalizer(rule_name="nmt_nfkc", add_dummy_prefix=False, remove_extra_whitespaces=False,
                                       escape_whitespaces=False)
-    spec = {n: v for n, _w, v in _fields(ref.serialized_normalizer_spec())}
+    spec = {n: v for n, _w, v in iter_fields(ref.serialized_normalizer_spec())}
     table = Charsmap(spec[2])
     for text, (sp_out, rule_out) in KNOWN_DIFFERENCES.items():
         assert ref.Normalize(text) == table.normalize(text) == sp_out
@@ -514,7 +508,7 @@ def _field(number: int, wire: int, value) -> bytes:
 
 def _rewrite(blob: bytes, fn) -> bytes:
     """Re-serialize a message, letting ``fn(number, wire, value)`` replace each field's value."""
-    return b"".join(_field(n, w, fn(n, w, v)) for n, w, v in _fields(blob))
+    return b"".join(_field(n, w, fn(n, w, v)) for n, w, v in iter_fields(blob))
 
 
 def _mark_unused(blob: bytes, ids: set[int]) -> bytes:
@@ -524,7 +518,7 @@ def _mark_unused(blob: bytes, ids: set[int]) -> bytes:
         if n != 1 or next(count) not in ids:
             return v
         # type = UNUSED (5); NORMAL is the default and is usually not written at all
-        return b"".join(_field(n2, w2, v2) for n2, w2, v2 in _fields(v) if n2 != 3) + _field(3, 0, 5)
+        return b"".join(_field(n2, w2, v2) for n2, w2, v2 in iter_fields(v) if n2 != 3) + _field(3, 0, 5)
 
     return _rewrite(blob, piece)
 
@@ -536,7 +530,7 @@ def _set_trainer_flags(blob: bytes, **flags: int) -> bytes:
         if n != 2:
             return v
         drop = {numbers[k] for k in flags}
-        kept = b"".join(_field(n2, w2, v2) for n2, w2, v2 in _fields(v) if n2 not in drop)
+        kept = b"".join(_field(n2, w2, v2) for n2, w2, v2 in iter_fields(v) if n2 not in drop)
         return kept + b"".join(_field(numbers[k], 0, val) for k, val in flags.items())
 
     return _rewrite(blob, trainer)
@@ -646,12 +640,13 @@ def test_errors(sp_model, tmp_path):
         load(tmp_path / "missing.model")
 
     tok = _tiny()
-    with pytest.raises(IndexError, match="out of range"):
+    with pytest.raises(ValueError, match=f"unknown token ID {len(tok)}: valid IDs are 0..{len(tok) - 1}"):
         tok.decode([0, len(tok)])
-    with pytest.raises(IndexError):
+    with pytest.raises(ValueError, match="unknown token ID -1"):
         tok.id_to_piece(-1)
     with pytest.raises(KeyError, match="not a piece"):
-        tok.piece_to_id("zzz")
+        tok.token_to_id("zzz")
+    assert tok.piece_to_id("zzz") == tok.unk_id  # sentencepiece's rule for its own lookup
     with pytest.raises(KeyError):
         tok.decode_pieces(["a", "zzz"])
     with pytest.raises(TypeError):

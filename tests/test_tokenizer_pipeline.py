@@ -15,9 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import bpe, corpus, pretokenize
+from toklab import bpe, corpus
+from toklab.pre_tokenizers import patterns as pretokenize
 from toklab.exercises import ch00
-from toklab.tokenizer import NORMALIZERS, STAGES, Pipeline, chatml, onig_pattern
+from toklab.normalizers import NORMAL_FORMS as NORMALIZERS
+from toklab.pipeline import STAGES, Pipeline
+from toklab.pre_tokenizers import onig_pattern
+from toklab.special import chatml
 from toklab.unicode import to_proxy
 
 SPECIALS = ["<|bos|>", "<|eos|>", "<|im_start|>", "<|im_end|>"]

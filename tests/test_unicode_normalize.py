@@ -19,8 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toklab import unicode as tu
+from toklab.normalizers import offsets as tn
 
-FORMS = tu.NORMAL_FORMS
+FORMS = tn.NORMAL_FORMS
 
 
 # ---------------------------------------------------------------------------
@@ -29,67 +30,67 @@ FORMS = tu.NORMAL_FORMS
 
 
 def test_nfkc_ligature_expands_one_to_three():
-    assert tu.normalize_with_offsets("ﬃ", "NFKC") == ("ffi", [(0, 1)] * 3)
-    assert tu.normalize_with_offsets("xﬃy", "NFKD") == ("xffiy", [(0, 1), (1, 2), (1, 2), (1, 2), (2, 3)])
+    assert tn.normalize_with_offsets("ﬃ", "NFKC") == ("ffi", [(0, 1)] * 3)
+    assert tn.normalize_with_offsets("xﬃy", "NFKD") == ("xffiy", [(0, 1), (1, 2), (1, 2), (1, 2), (2, 3)])
 
 
 def test_nfkc_fullwidth_and_circled_keep_length():
-    assert tu.normalize_with_offsets("Ａ①", "NFKC") == ("A1", [(0, 1), (1, 2)])
+    assert tn.normalize_with_offsets("Ａ①", "NFKC") == ("A1", [(0, 1), (1, 2)])
 
 
 def test_nfc_composes_two_to_one():
-    assert tu.normalize_with_offsets("e\u0301", "NFC") == ("\u00e9", [(0, 2)])
-    assert tu.normalize_with_offsets("Cafe\u0301!", "NFKC") == ("Caf\u00e9!", [(0, 1), (1, 2), (2, 3), (3, 5), (5, 6)])
+    assert tn.normalize_with_offsets("e\u0301", "NFC") == ("\u00e9", [(0, 2)])
+    assert tn.normalize_with_offsets("Cafe\u0301!", "NFKC") == ("Caf\u00e9!", [(0, 1), (1, 2), (2, 3), (3, 5), (5, 6)])
 
 
 def test_nfd_decomposes_one_to_two():
-    assert tu.normalize_with_offsets("\u00e9", "NFD") == ("e\u0301", [(0, 1), (0, 1)])
+    assert tn.normalize_with_offsets("\u00e9", "NFD") == ("e\u0301", [(0, 1), (0, 1)])
 
 
 def test_hangul_arithmetic_both_ways():
     # 한 = U+D55C = L U+1112 + V U+1161 + T U+11AB
-    assert tu.normalize_with_offsets("한", "NFD") == ("\u1112\u1161\u11ab", [(0, 1)] * 3)
-    assert tu.normalize_with_offsets("\u1112\u1161\u11ab", "NFC") == ("한", [(0, 3)])
+    assert tn.normalize_with_offsets("한", "NFD") == ("\u1112\u1161\u11ab", [(0, 1)] * 3)
+    assert tn.normalize_with_offsets("\u1112\u1161\u11ab", "NFC") == ("한", [(0, 3)])
     # an LV syllable followed by a T jamo composes further
-    assert tu.normalize_with_offsets("\uac00\u11a8", "NFC") == ("\uac01", [(0, 2)])
+    assert tn.normalize_with_offsets("\uac00\u11a8", "NFC") == ("\uac01", [(0, 2)])
 
 
 def test_reordering_keeps_each_mark_with_its_source():
     # a + acute (230) + dot below (220): canonical order puts the dot first.
     text = "a\u0301\u0323"
-    normalized, offsets = tu.normalize_with_offsets(text, "NFD")
+    normalized, offsets = tn.normalize_with_offsets(text, "NFD")
     assert normalized == "a\u0323\u0301"
     assert offsets == [(0, 1), (2, 3), (1, 2)]
     # NFC: a + dot below compose to U+1EA1; the acute stays separate. The
     # composite's sources are positions 0 and 2, so its span is their hull.
-    normalized, offsets = tu.normalize_with_offsets(text, "NFC")
+    normalized, offsets = tn.normalize_with_offsets(text, "NFC")
     assert normalized == "\u1ea1\u0301"
     assert offsets == [(0, 3), (1, 2)]
 
 
 def test_halfwidth_voiced_mark_composes_under_nfkc_only():
     text = "か\uff9e"  # HALFWIDTH KATAKANA VOICED SOUND MARK -> U+3099 under NFKD
-    assert tu.normalize_with_offsets(text, "NFC") == (text, [(0, 1), (1, 2)])
-    assert tu.normalize_with_offsets(text, "NFKC") == ("が", [(0, 2)])
-    assert tu.normalize_with_offsets(text, "NFKD") == ("か\u3099", [(0, 1), (1, 2)])
+    assert tn.normalize_with_offsets(text, "NFC") == (text, [(0, 1), (1, 2)])
+    assert tn.normalize_with_offsets(text, "NFKC") == ("が", [(0, 2)])
+    assert tn.normalize_with_offsets(text, "NFKD") == ("か\u3099", [(0, 1), (1, 2)])
 
 
 def test_composition_blocked_by_a_starter_or_an_equal_class():
     # e, acute, acute: only the first acute can reach the e.
-    assert tu.normalize_with_offsets("e\u0301\u0301", "NFC") == ("\u00e9\u0301", [(0, 2), (2, 3)])
+    assert tn.normalize_with_offsets("e\u0301\u0301", "NFC") == ("\u00e9\u0301", [(0, 2), (2, 3)])
     # a starter in between blocks: e, x, acute stays as it is
-    assert tu.normalize_with_offsets("ex\u0301", "NFC") == ("ex\u0301", [(0, 1), (1, 2), (2, 3)])
+    assert tn.normalize_with_offsets("ex\u0301", "NFC") == ("ex\u0301", [(0, 1), (1, 2), (2, 3)])
 
 
 def test_unknown_form_is_rejected():
     with pytest.raises(ValueError, match="NFKC"):
-        tu.normalize_with_offsets("x", "nfkc")
+        tn.normalize_with_offsets("x", "nfkc")
 
 
 def test_empty_and_already_normalized():
     for form in FORMS:
-        assert tu.normalize_with_offsets("", form) == ("", [])
-        assert tu.normalize_with_offsets("plain", form) == ("plain", [(i, i + 1) for i in range(5)])
+        assert tn.normalize_with_offsets("", form) == ("", [])
+        assert tn.normalize_with_offsets("plain", form) == ("plain", [(i, i + 1) for i in range(5)])
 
 
 # ---------------------------------------------------------------------------
@@ -113,7 +114,7 @@ def test_every_changing_code_point_alone(form):
     chars = _changing_code_points()
     assert len(chars) > 15_000
     for ch in chars:
-        normalized, offsets = tu.normalize_with_offsets(ch, form)
+        normalized, offsets = tn.normalize_with_offsets(ch, form)
         assert normalized == unicodedata.normalize(form, ch)
         assert offsets == [(0, 1)] * len(normalized), (form, ch)
 
@@ -125,16 +126,16 @@ def test_every_changing_code_point_after_a_base_letter(form):
     chars = _changing_code_points()
     for base in ("e", "\u1100", "\uac00", "\u0301"):
         text = "".join(base + ch for ch in chars)
-        normalized, offsets = tu.normalize_with_offsets(text, form)
+        normalized, offsets = tn.normalize_with_offsets(text, form)
         assert normalized == unicodedata.normalize(form, text)
         _check_contract(text, form, normalized, offsets)
 
 
 def test_every_primary_composite_from_its_two_halves():
-    for (first, second), composite in tu._primary_composites().items():
+    for (first, second), composite in tn.primary_composites().items():
         text = first + second
         expected = unicodedata.normalize("NFC", text)
-        normalized, offsets = tu.normalize_with_offsets(text, "NFC")
+        normalized, offsets = tn.normalize_with_offsets(text, "NFC")
         assert normalized == expected
         if expected == composite:
             assert offsets == [(0, 2)]
@@ -190,7 +191,7 @@ _text = st.text(
 @pytest.mark.parametrize("form", FORMS)
 @given(text=_text)
 def test_matches_unicodedata_and_contract(form, text):
-    normalized, offsets = tu.normalize_with_offsets(text, form)
+    normalized, offsets = tn.normalize_with_offsets(text, form)
     assert normalized == unicodedata.normalize(form, text)
     _check_contract(text, form, normalized, offsets)
 
@@ -198,8 +199,8 @@ def test_matches_unicodedata_and_contract(form, text):
 @given(text=_text)
 def test_normalizing_twice_maps_back_through_both_maps(text):
     # NFKC is idempotent, so a second pass is the identity map.
-    once, _ = tu.normalize_with_offsets(text, "NFKC")
-    twice, offsets = tu.normalize_with_offsets(once, "NFKC")
+    once, _ = tn.normalize_with_offsets(text, "NFKC")
+    twice, offsets = tn.normalize_with_offsets(once, "NFKC")
     assert twice == once
     assert offsets == [(i, i + 1) for i in range(len(once))]
 
@@ -255,7 +256,7 @@ def test_hf_tables_are_older_than_pythons():
 
 @lru_cache(maxsize=None)
 def _backward_combining() -> frozenset[str]:
-    seconds = {second for _, second in tu._primary_composites()}
+    seconds = {second for _, second in tn.primary_composites()}
     seconds.update(chr(c) for c in range(0x1161, 0x1176))  # Hangul V
     seconds.update(chr(c) for c in range(0x11A8, 0x11C3))  # Hangul T
     return frozenset(seconds)
@@ -288,7 +289,7 @@ _isolated_text = st.text(
 @pytest.mark.parametrize("form", FORMS)
 @given(text=_isolated_text)
 def test_equals_hf_alignment_without_composition(form, text):
-    ours = tu.normalize_with_offsets(text, form)
+    ours = tn.normalize_with_offsets(text, form)
     assert ours == _hf_alignment(text, form)
     _check_contract(text, form, *ours, strict=True)
 
@@ -296,7 +297,7 @@ def test_equals_hf_alignment_without_composition(form, text):
 @pytest.mark.parametrize("form", FORMS)
 def test_equals_hf_on_the_book_examples(form):
     for text in ("ﬃ", "Ａ①", "Straße ﬁnal ½", "한국어", "\u00e9t\u00e9", "\u3371 \U0001d400\U0001d401"):
-        assert tu.normalize_with_offsets(text, form) == _hf_alignment(text, form)
+        assert tn.normalize_with_offsets(text, form) == _hf_alignment(text, form)
 
 
 def test_hf_gives_a_composed_character_only_its_first_source():
@@ -305,7 +306,7 @@ def test_hf_gives_a_composed_character_only_its_first_source():
     # the original by that span loses the accent; our span reproduces it.
     text = "Cafe\u0301!"
     hf_norm, hf_offsets = _hf_alignment(text, "NFC")
-    norm, offsets = tu.normalize_with_offsets(text, "NFC")
+    norm, offsets = tn.normalize_with_offsets(text, "NFC")
     assert hf_norm == norm == "Caf\u00e9!"
     assert hf_offsets[3] == (3, 4)
     assert offsets[3] == (3, 5)
@@ -329,7 +330,7 @@ def _no_reordering(text: str) -> bool:
 @given(text=_text.filter(_no_reordering))
 def test_hf_span_lies_inside_ours_when_no_mark_moves(form, text):
     # Where the two differ (compositions), HF's span is one of the sources we list.
-    ours_norm, ours = tu.normalize_with_offsets(text, form)
+    ours_norm, ours = tn.normalize_with_offsets(text, form)
     hf_norm, hf = _hf_alignment(text, form)
     assert hf_norm == ours_norm
     for (hs, he), (s, e) in zip(hf, ours):
@@ -342,7 +343,7 @@ def test_hf_aligns_reordered_marks_by_position():
     # where the *other* one was; ours follows the marks.
     text = "ạ́"
     assert _hf_alignment(text, "NFD") == ("ạ́", [(0, 1), (1, 2), (2, 3)])
-    assert tu.normalize_with_offsets(text, "NFD") == ("ạ́", [(0, 1), (2, 3), (1, 2)])
+    assert tn.normalize_with_offsets(text, "NFD") == ("ạ́", [(0, 1), (2, 3), (1, 2)])
 
 
 # ---------------------------------------------------------------------------

@@ -32,9 +32,11 @@ from toklab.unigram import (
     reference_viterbi,
     seed_pieces,
     segmentations,
-    split_words,
     train,
 )
+from toklab.pre_tokenizers.metaspace import split_words
+from toklab.unigram import lattice as unigram_lattice
+from toklab.unigram import trainer as unigram_trainer
 
 ABAB = {"a": 0.15, "b": 0.15, "ab": 0.40, "aba": 0.20, "bab": 0.10}
 
@@ -271,7 +273,7 @@ def test_digamma():
     assert abs(digamma(1e7) - math.log(1e7)) < 1e-6
     np = pytest.importorskip("numpy")
     xs = [0.5, 1.0, 3.3, 7.0, 250.0]
-    assert all(abs(a - digamma(x)) < 1e-13 for a, x in zip(unigram._digamma_array(np.array(xs)), xs))
+    assert all(abs(a - digamma(x)) < 1e-13 for a, x in zip(unigram_trainer.digamma_array(np.array(xs)), xs))
 
 
 # --------------------------------------------------------------------------
@@ -281,15 +283,17 @@ def test_digamma():
 
 def test_ids_lookups_and_errors():
     model = Unigram({"a": -1.0, "b": -2.0, "ab": -1.5}, special_tokens=["<s>", "</s>"])
-    assert model.vocab == ["<unk>", "<s>", "</s>", "a", "b", "ab"]
+    assert list(model.vocab.values()) == ["<unk>", "<s>", "</s>", "a", "b", "ab"]
     assert len(model) == 6 and "ab" in model and "ba" not in model
     assert model.piece_to_id("ab") == 5
     assert model.piece_to_id("zz") == model.unk_id == 0  # sentencepiece's convention
     assert model.id_to_piece(1) == "<s>" and model.kind("<s>") == "control" and model.kind(0) == "unknown"
     with pytest.raises(KeyError, match="not in the vocabulary"):
         model.score("zz")
-    with pytest.raises(IndexError, match="out of range"):
+    with pytest.raises(ValueError, match="unknown token ID 6: valid IDs are 0..5"):
         model.id_to_piece(6)
+    with pytest.raises(KeyError, match="'zz' is not in the vocabulary"):
+        model.token_to_id("zz")
     assert model.pieces == {"a": -1.0, "b": -2.0, "ab": -1.5}
     # control pieces never match text: "<s>" here is three unknown characters, merged
     assert model.viterbi("<s>ab") == ["<s>", "ab"] and model.encode("<s>ab") == [0, 5]
@@ -363,7 +367,7 @@ def test_train_small_corpus_properties():
     again = train(lines, 300, special_tokens=["<s>", "</s>"], protected=["\u2581Python"])
     assert model.vocab == again.vocab and model.pieces == again.pieces  # deterministic
     assert len(model) == 300
-    assert model.vocab[:3] == ["<unk>", "<s>", "</s>"]
+    assert list(model.vocab.values())[:3] == ["<unk>", "<s>", "</s>"]
     chars = {ch for ln in lines for ch in ln}
     assert chars <= set(model.pieces)
     assert "\u2581Python" in model.pieces
@@ -403,7 +407,7 @@ for name in sorted(corpus.CORPUS):
     lines += [ln.replace(" ", "\u2581") for ln in corpus.load(name, 15_000).split("\n") if ln]
 lines += ["ab\u2581ba\u2581cd\u2581dc"] * 20  # exact ties
 m = train(lines, 1500, special_tokens=["<s>"])
-print(hashlib.sha256(json.dumps([m.vocab, list(m.pieces.values())]).encode()).hexdigest())
+print(hashlib.sha256(json.dumps([list(m.vocab.values()), list(m.pieces.values())]).encode()).hexdigest())
 """
 
 
@@ -427,7 +431,7 @@ def test_train_errors_and_degenerate_corpora():
     with pytest.raises(ValueError, match="empty"):
         train(["", ""], 10)
     one = train(["a"], 10)
-    assert one.vocab == ["<unk>", "a"] and one.viterbi("aa") == ["a", "a"]
+    assert list(one.vocab.values()) == ["<unk>", "a"] and one.viterbi("aa") == ["a", "a"]
     rep = train(["aaaa"] * 5, 10)
     assert rep.viterbi("aaaa")[0] != "a" and "a" in rep.pieces
     with pytest.raises(ValueError, match=r"too small.*vocab_size >= 5"):
@@ -452,7 +456,7 @@ def test_batched_lattice_matches_per_word_algorithms():
     names = list(model.pieces)
     scores = np.array([model.pieces[p] for p in names])
     ws = sorted(words)
-    lattice = unigram._Lattice(ws, unigram._lookup(names))
+    lattice = unigram_lattice.Lattice(ws, unigram_lattice.piece_lookup(names))
     best, seg_word, seg_piece = lattice.viterbi(scores)
     _, log_z = lattice.forward_backward(scores, np.ones(len(ws)))
     segs: dict[int, list[str]] = {}

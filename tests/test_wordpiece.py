@@ -18,6 +18,8 @@ from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers,
 
 from toklab import bpe, corpus
 from toklab import wordpiece as wp
+from toklab.normalizers import bert as bert_norm
+from toklab.pre_tokenizers import bert as bert_pre
 from toklab.wordpiece import WordPiece
 
 SPECIALS = list(wp.BERT_SPECIAL_TOKENS)
@@ -226,8 +228,8 @@ def every_code_point() -> str:
 def fresh_char_tables():
     """The sweeps fill the lazy per-character tables with every code point; empty them after."""
     yield
-    wp._tables.cache_clear()
-    wp._PRETOKEN.clear()
+    bert_norm.char_tables.cache_clear()
+    bert_pre.clear_cache()
 
 
 @pytest.mark.slow
@@ -238,14 +240,14 @@ def test_normalizer_matches_hf_on_every_code_point(fresh_char_tables):
     every rule on every character; the tricky-text cases below check the options.
     """
     text = every_code_point()
-    assert wp.normalize(text) == normalizers.BertNormalizer().normalize_str(text)
+    assert bert_norm.normalize(text) == normalizers.BertNormalizer().normalize_str(text)
 
 
 @pytest.mark.slow
 def test_pre_tokenizer_matches_hf_on_every_code_point(fresh_char_tables):
     text = every_code_point()
     hf = [w for w, _ in pre_tokenizers.BertPreTokenizer().pre_tokenize_str(text)]
-    assert wp.pre_tokenize(text) == hf
+    assert bert_pre.pre_tokenize(text) == hf
 
 
 @pytest.mark.parametrize(
@@ -267,18 +269,18 @@ def test_pre_tokenizer_matches_hf_on_every_code_point(fresh_char_tables):
 @pytest.mark.parametrize("lowercase", [True, False])
 def test_bert_pipeline_matches_hf_on_tricky_text(text, lowercase):
     hf_norm = normalizers.BertNormalizer(lowercase=lowercase)
-    normalized = wp.normalize(text, lowercase=lowercase)
+    normalized = bert_norm.normalize(text, lowercase=lowercase)
     assert normalized == hf_norm.normalize_str(text)
     hf_words = [w for w, _ in pre_tokenizers.BertPreTokenizer().pre_tokenize_str(normalized)]
-    assert wp.pre_tokenize(normalized) == hf_words
-    assert WordPiece(["[UNK]"], lowercase=lowercase).pre_tokenize(text) == hf_words
+    assert bert_pre.pre_tokenize(normalized) == hf_words
+    assert WordPiece(["[UNK]"], lowercase=lowercase).words(text) == hf_words
 
 
 def test_strip_accents_defaults_to_lowercase():
-    assert wp.normalize("Café") == "cafe"
-    assert wp.normalize("Café", lowercase=False) == "Café"
-    assert wp.normalize("Café", lowercase=False, strip_accents=True) == "Cafe"
-    assert wp.normalize("Café", strip_accents=False) == "café"
+    assert bert_norm.normalize("Café") == "cafe"
+    assert bert_norm.normalize("Café", lowercase=False) == "Café"
+    assert bert_norm.normalize("Café", lowercase=False, strip_accents=True) == "Cafe"
+    assert bert_norm.normalize("Café", strip_accents=False) == "café"
 
 
 # --------------------------------------------------------------------------
@@ -460,8 +462,8 @@ def test_save_load_round_trip_and_hf_compatibility(tmp_path):
     assert path.read_text(encoding="utf-8") == "".join(t + "\n" for t in vocab)
     back = WordPiece.load(path, lowercase=False)
     assert back.vocab == tok.vocab and back.lowercase is False
-    assert models.WordPiece.read_file(str(path)) == tok.vocab
-    hf = Tokenizer(models.WordPiece(tok.vocab, unk_token="[UNK]"))
+    assert models.WordPiece.read_file(str(path)) == tok.get_vocab()
+    hf = Tokenizer(models.WordPiece(tok.get_vocab(), unk_token="[UNK]"))
     hf.model.save(str(tmp_path), "hf")
     assert WordPiece.load(tmp_path / "hf-vocab.txt").vocab == tok.vocab
 
@@ -496,16 +498,16 @@ def test_load_rejects_invalid_utf8_naming_the_line(tmp_path):
 def test_load_accepts_crlf(tmp_path):
     path = tmp_path / "vocab.txt"
     path.write_bytes(b"[UNK]\r\na\r\n##b\r\n")
-    assert WordPiece.load(path).vocab == {"[UNK]": 0, "a": 1, "##b": 2}
+    assert WordPiece.load(path).get_vocab() == {"[UNK]": 0, "a": 1, "##b": 2}
 
 
 def test_unknown_ids_and_tokens_are_named():
     tok = WordPiece(VOCAB_D03)
-    with pytest.raises(ValueError, match="unknown token ID 99 at position 1"):
+    with pytest.raises(ValueError, match=r"unknown token ID 99: not in this vocabulary \(IDs 0..3, 4 entries\) \(at position 1\)"):
         tok.decode([1, 99])
     with pytest.raises(ValueError, match="unknown token ID 7"):
         tok.id_to_token(7)
-    with pytest.raises(ValueError, match="token 'zz' is not in the vocabulary"):
+    with pytest.raises(KeyError, match="token 'zz' is not in the vocabulary"):
         tok.token_to_id("zz")
 
 
@@ -530,9 +532,9 @@ def test_training_errors():
     with pytest.raises(ValueError, match=r"vocab_size=9 is too small: the 5 special tokens and 5 characters"):
         wp.train("abc abc", 9)
     initial = SPECIALS + ["a", "b", "c", "##b", "##c"]
-    assert wp.train("abc abc", 10).vocab == {t: i for i, t in enumerate(initial)}
+    assert wp.train("abc abc", 10).get_vocab() == {t: i for i, t in enumerate(initial)}
     # training stops early once no pair is left
-    assert wp.train("abc abc", 20).vocab == {t: i for i, t in enumerate(initial + ["ab", "abc"])}
+    assert wp.train("abc abc", 20).get_vocab() == {t: i for i, t in enumerate(initial + ["ab", "abc"])}
     with pytest.raises(ValueError, match="score must be"):
         wp.train_vocab({"ab": 1}, 10, score="pmi")
     with pytest.raises(ValueError, match="unk_token '<unk>' must be one of special_tokens"):
@@ -558,7 +560,7 @@ def trained_small(lowercase: bool) -> WordPiece:
 def test_tokenize_never_crashes_and_stays_in_vocab(text, lowercase):
     tok = trained_small(lowercase)
     ids = tok.encode(text)
-    assert all(i in tok.id_to_token_map for i in ids)
+    assert all(i in tok.vocab for i in ids)
     assert tok.tokenize(text) == [tok.id_to_token(i) for i in ids]
     tok.decode(ids)
 
@@ -578,7 +580,7 @@ def test_pieces_rebuild_the_text_without_whitespace(text, extra):
     pieces = tok.tokenize(text)
     assert "[UNK]" not in pieces
     rebuilt = "".join(p[2:] if p.startswith("##") else p for p in pieces)
-    assert rebuilt == "".join(c for c in text if not (c in "\t\n\r" or wp._is_whitespace(c)))
+    assert rebuilt == "".join(c for c in text if not (c in "\t\n\r" or bert_norm.is_whitespace(c)))
 
 
 @settings(max_examples=200)
@@ -594,13 +596,13 @@ def test_fast_encode_word_equals_plain_encode_word(word, vocab):
 
 def test_chinese_is_one_word_per_ideograph():
     tok = trained_small(True)
-    assert tok.pre_tokenize("北京大学，in 2024年") == ["北", "京", "大", "学", "，", "in", "2024", "年"]
+    assert tok.words("北京大学，in 2024年") == ["北", "京", "大", "学", "，", "in", "2024", "年"]
 
 
 def test_unicode_category_tables_are_consistent():
     # the exception tables only name characters whose Python category says otherwise
-    assert all(unicodedata.category(chr(c))[0] == "P" for c in wp._HF_NOT_PUNCT)
-    assert all(unicodedata.category(chr(c))[0] != "P" for c in wp._HF_EXTRA_PUNCT)
-    assert all(unicodedata.category(chr(c)) == "Cf" for c in wp._HF_NOT_FORMAT)
-    assert all(unicodedata.category(chr(c)) == "Mn" for c in wp._HF_NOT_MN)
-    assert all(unicodedata.category(chr(c)) != "Mn" for c in wp._HF_EXTRA_MN)
+    assert all(unicodedata.category(chr(c))[0] == "P" for c in bert_norm.HF_NOT_PUNCT)
+    assert all(unicodedata.category(chr(c))[0] != "P" for c in bert_norm.HF_EXTRA_PUNCT)
+    assert all(unicodedata.category(chr(c)) == "Cf" for c in bert_norm.HF_NOT_FORMAT)
+    assert all(unicodedata.category(chr(c)) == "Mn" for c in bert_norm.HF_NOT_MN)
+    assert all(unicodedata.category(chr(c)) != "Mn" for c in bert_norm.HF_EXTRA_MN)

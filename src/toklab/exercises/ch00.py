@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 from ..bpe import ByteBPE, train
-from ..tokenizer import Pipeline, chatml
+from ..pipeline import Pipeline
+from ..special import chatml
 
 __all__ = ["check_decode", "check_encode_chat", "exercise_pipelines"]
 
@@ -97,7 +98,7 @@ def _decode_hint(expected: str, got: object, pipe: Pipeline) -> str:
             )
     if len(got) < len(expected):
         return "characters are missing: special tokens other than BOS/EOS decode to their text."
-    return "compare your function with the stages in the docstring of toklab.tokenizer."
+    return "compare your function with the stages in the docstring of toklab.pipeline."
 
 
 def check_decode(decode: Callable[[Pipeline, Sequence[int]], str]) -> str:

@@ -22,7 +22,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from ..sentencepiece import SPACE, SentencePieceTokenizer, SPConfig, SPPiece
+from ..pre_tokenizers.metaspace import SPACE
+from ..sentencepiece import SentencePieceTokenizer
+from ..sentencepiece_model import SPConfig, SPPiece, byte_piece
 
 __all__ = ["ESCAPE_CASES", "check_escape", "check_decode_byte_pieces"]
 
@@ -108,7 +110,7 @@ def check_escape(fn: Callable[..., str]) -> str:
 
 def _byte_vocab(extra: Sequence[str]) -> SentencePieceTokenizer:
     pieces = [SPPiece("<unk>", 0.0, "unknown"), SPPiece("<s>", 0.0, "control"), SPPiece("</s>", 0.0, "control")]
-    pieces += [SPPiece(f"<0x{b:02X}>", 0.0, "byte") for b in range(256)]
+    pieces += [SPPiece(byte_piece(b), 0.0, "byte") for b in range(256)]
     pieces += [SPPiece(p, -float(i + 1)) for i, p in enumerate(extra)]
     # No dummy prefix and no whitespace removal: decode strips no leading space,
     # so the checker tests only byte reassembly and the ▁ -> space rule.
@@ -119,7 +121,7 @@ def _byte_vocab(extra: Sequence[str]) -> SentencePieceTokenizer:
 
 
 def _bytes_as_pieces(data: bytes) -> list[str]:
-    return [f"<0x{b:02X}>" for b in data]
+    return [byte_piece(b) for b in data]
 
 
 def check_decode_byte_pieces(fn: Callable[[list[str]], str]) -> str:
@@ -148,7 +150,7 @@ def check_decode_byte_pieces(fn: Callable[[list[str]], str]) -> str:
         ["▁▁x", "▁"],
     ]
     rng = random.Random(1)
-    pool = [*words, *(f"<0x{b:02X}>" for b in (0x41, 0x80, 0x9F, 0xBE, 0xC3, 0xA9, 0xE6, 0xB3, 0xA8, 0xF0, 0xFF))]
+    pool = [*words, *(byte_piece(b) for b in (0x41, 0x80, 0x9F, 0xBE, 0xC3, 0xA9, 0xE6, 0xB3, 0xA8, 0xF0, 0xFF))]
     cases += [[rng.choice(pool) for _ in range(rng.randint(1, 10))] for _ in range(300)]
     texts = ["注意🙂 é 龘", "\x00\x7f", "a▁b"]
     cases += [_bytes_as_pieces(t.encode("utf-8")) for t in texts]

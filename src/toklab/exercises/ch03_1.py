@@ -7,7 +7,7 @@
   package is installed, with its ``ByteLevel.alphabet()``.
 * `check_group_digits` -- the reader cuts a string of digits into pieces of at
   most three, left to right, as cl100k's ``\\p{N}{1,3}`` branch does. Compared
-  with `toklab.pretokenize.split(..., "cl100k")` on fixed and random strings.
+  with `toklab.split(..., "cl100k")` on fixed and random strings.
 
 Each checker raises AssertionError describing the first disagreement and
 returns a one-line success message otherwise.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 
-from .. import pretokenize
+from ..pre_tokenizers.patterns import split
 from ..unicode import bytes_to_unicode
 
 __all__ = ["check_bytes_to_unicode", "check_group_digits"]
@@ -102,7 +102,7 @@ def check_group_digits(fn: Callable[[str], list[str]], seed: int = 0) -> str:
     ``["123", "45"]``; the empty string has no pieces).
     """
     for s in _digit_cases(seed):
-        expected = pretokenize.split(s, "cl100k")
+        expected = split(s, "cl100k")
         got = fn(s)
         assert isinstance(got, list), f"group_digits({s!r}) should return a list of strings, got {type(got).__name__}"
         if got == expected:
