@@ -24,6 +24,9 @@ as Hugging Face ``tokenizers`` names it:
 - `corpus`: the bundled multilingual corpus; `viz`: token-boundary views;
 - `exercises`: checkers for the book's coding exercises; `book`: chapter helpers.
 
+The trainers are `toklab.train_bpe`, `toklab.train_wordpiece` and
+`toklab.train_unigram` (the ``train`` function of each algorithm package).
+
 The four tokenizers share one API: ``encode``, ``decode``, ``token_to_id``,
 ``id_to_token``, ``len()``, ``vocab`` (ID -> token), ``get_vocab()`` (token ->
 ID), a file format, and `trace`. An unknown ID raises ValueError naming it and
@@ -33,9 +36,23 @@ the valid range; an unknown token string raises KeyError naming it.
 __version__ = "0.1.0"
 
 from .bpe import ByteBPE
+from .bpe import train as train_bpe
 from .pipeline import Pipeline, trace
 from .sentencepiece import SentencePieceTokenizer
 from .unigram import Unigram
+from .unigram import train as train_unigram
 from .wordpiece import WordPiece
+from .wordpiece import train as train_wordpiece
 
-__all__ = ["ByteBPE", "Pipeline", "SentencePieceTokenizer", "Unigram", "WordPiece", "trace", "__version__"]
+__all__ = [
+    "ByteBPE",
+    "Pipeline",
+    "SentencePieceTokenizer",
+    "Unigram",
+    "WordPiece",
+    "trace",
+    "train_bpe",
+    "train_unigram",
+    "train_wordpiece",
+    "__version__",
+]
