@@ -71,6 +71,19 @@ def test_byte_vocab_errors():
     assert v.decode(v.encode("\u6ce8")[:2]) == "\ufffd"  # a partial character is replaced, not raised
 
 
+def test_span_corruption_lengths():
+    # ByT5's pre-training: 1024 input bytes, mean span 20, 15% masked -> 189 target IDs
+    assert P.span_corruption_lengths(1193, 0.15, 20) == (1024, 189, 9)
+    assert P.span_corruption_lengths(1194, 0.15, 20)[0] == 1025  # one byte more no longer fits
+    assert P.span_corruption_lengths(0) == (1, 1, 0)
+    inputs, targets, spans = P.span_corruption_lengths(1000, 0.15, 3.0)
+    assert inputs + targets == 1000 + 2 * spans + 2
+    with pytest.raises(ValueError, match="raw_length"):
+        P.span_corruption_lengths(-1)
+    with pytest.raises(ValueError, match="noise_density"):
+        P.span_corruption_lengths(10, noise_density=1.0)
+
+
 # --------------------------------------------------------------------------- the n-gram model
 
 

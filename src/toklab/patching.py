@@ -6,6 +6,8 @@ instead of once per byte. This module holds the small, exact pieces of that stor
 
 * `ByteVocab` -- a ByT5-style vocabulary: special IDs first, then the 256 byte values
   shifted by their count, then sentinel IDs for span corruption at the top.
+* `span_corruption_lengths` -- T5's span-corruption length arithmetic (how long the
+  corrupted input and the target are for a given raw length).
 * `ByteNgramModel` -- a next-byte language model over raw bytes: an n-gram with
   interpolated absolute discounting, trained with numpy in seconds. Its `entropies`
   are the per-byte uncertainty an entropy patcher thresholds.
@@ -35,6 +37,7 @@ import numpy as np
 
 __all__ = [
     "ByteVocab",
+    "span_corruption_lengths",
     "RULES",
     "BOUNDARY_KINDS",
     "ByteNgramModel",
@@ -147,6 +150,25 @@ class ByteVocab:
     def decode(self, ids: Sequence[int]) -> str:
         """`decode_bytes` as text; invalid UTF-8 (a model can emit any byte) becomes U+FFFD."""
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+
+def span_corruption_lengths(raw_length: int, noise_density: float = 0.15, mean_span: float = 3.0) -> tuple[int, int, int]:
+    """``(inputs, targets, spans)`` lengths when T5-style span corruption masks ``raw_length`` IDs.
+
+    ``round(raw_length * noise_density)`` IDs are masked in ``round(masked / mean_span)``
+    spans. The input keeps the unmasked IDs, one sentinel per span and an EOS; the target
+    holds the masked IDs, one sentinel per span and an EOS.
+
+    >>> span_corruption_lengths(1193, mean_span=20)  # ByT5: spans of 20 bytes on average
+    (1024, 189, 9)
+    """
+    if not isinstance(raw_length, int) or raw_length < 0:
+        raise ValueError(f"raw_length must be an int >= 0, got {raw_length!r}")
+    if not 0.0 <= noise_density < 1.0 or mean_span <= 0:
+        raise ValueError(f"need 0 <= noise_density < 1 and mean_span > 0, got {noise_density!r}, {mean_span!r}")
+    masked = int(round(raw_length * noise_density))
+    spans = int(round(masked / mean_span))
+    return raw_length - masked + spans + 1, masked + spans + 1, spans
 
 
 # --------------------------------------------------------------------------- next-byte model
@@ -390,10 +412,11 @@ def threshold_for_mean_size(entropies: Sequence[float] | np.ndarray, mean_size: 
 
     With n bytes and p patches the mean size is n / p, and p - 1 is the number of
     positions whose score (entropy, or its rise) is above the threshold, so the answer
-    is an order statistic of the scores. Ties can make some patch counts unreachable;
-    the nearest reachable mean wins (the larger threshold on an exact tie). The value
-    returned is one of the scores (or just below the smallest), and
-    ``patch_starts(entropies, t, rule)`` realizes it.
+    lies between two consecutive distinct scores. Ties can make some patch counts
+    unreachable; the nearest reachable mean wins (the larger threshold on an exact tie).
+    The threshold returned is the midpoint between the two scores, as far as possible
+    from both, so a tiny change in how the entropies are computed does not move a
+    boundary (above the largest score: that score; below the smallest: it minus 1).
     """
     e = _check_entropies(entropies, None)
     score = _boundary_score(e, rule)  # validates rule
@@ -403,13 +426,14 @@ def threshold_for_mean_size(entropies: Sequence[float] | np.ndarray, mean_size: 
     mean_size = float(mean_size)
     if not mean_size >= 1.0:
         raise ValueError(f"mean_size must be >= 1 byte, got {mean_size!r}")
-    values = np.unique(score)  # ascending candidate thresholds
-    # threshold t = values[j] leaves the scores strictly above it: counts[j]
+    if len(score) == 0:  # one byte: one patch whatever the threshold
+        return 0.0
+    values = np.unique(score)  # ascending distinct scores
+    # any threshold in [values[j], values[j + 1]) leaves above[j] scores above it
     above = len(score) - np.searchsorted(np.sort(score), values, side="right")
-    cand_t = np.concatenate((values, [np.nextafter(values[0], -np.inf)] if len(values) else [0.0]))
-    cand_boundaries = np.concatenate((above, [len(score)]))
-    sizes = n / (cand_boundaries + 1)
-    err = np.abs(sizes - mean_size)
+    cand_t = np.concatenate(((values[:-1] + values[1:]) / 2, [values[-1]], [values[0] - 1.0]))
+    cand_boundaries = np.concatenate((above[:-1], [0], [len(score)]))
+    err = np.abs(n / (cand_boundaries + 1) - mean_size)
     best = np.flatnonzero(err == err.min())
     return float(cand_t[best[np.argmax(cand_t[best])]])
 
