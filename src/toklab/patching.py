@@ -15,8 +15,8 @@ instead of once per byte. This module holds the small, exact pieces of that stor
 * `entropy_patches` / `patch_starts` -- BLT's patching: a patch starts where the
   next-byte entropy is above a threshold (``rule="global"``) or rises over the previous
   byte's by more than a threshold (``rule="monotonic"``).
-* `threshold_for_mean_size` -- the threshold that gives a target mean patch size, the
-  way BLT's thresholds are tuned.
+* `threshold_for_mean_size` -- the threshold that gives a target mean patch size, so
+  that patchers (and rules) are compared at the same number of big-model steps.
 * `boundary_kinds` -- what kind of byte a patch starts on (word start, digit, space,
   punctuation, non-ASCII, inside a character, ...), for measuring where boundaries fall.
 * `hash_buckets`, `hash_embed`, `downsample` -- a CANINE-style input layer: each code
