@@ -13,7 +13,7 @@ import unicodedata
 import pytest
 
 from toklab import bpe, metrics, unicode, unigram, wordpiece
-from toklab.exercises import ch00, ch01, ch02, ch02_2, ch02_3, ch03, ch03_3, ch06
+from toklab.exercises import ch00, ch01, ch02, ch02_2, ch02_3, ch03, ch03_3
 
 
 def _rejects(check, fn) -> None:
@@ -82,49 +82,6 @@ def test_ch03_bytes_to_unicode():
 def test_ch03_3_utf16_length():
     ch03_3.check_utf16_length(unicode.utf16_length)
     _rejects(ch03_3.check_utf16_length, len)
-
-
-def test_ch06_patch_starts():
-    from toklab import patching
-
-    ch06.check_patch_starts(lambda e, t, rule: patching.patch_starts(e, t, rule).tolist())
-    # the usual slips: >= instead of >, and the monotonic rise taken towards the next byte
-    _rejects(ch06.check_patch_starts,
-             lambda e, t, rule: [0] + [i for i in range(1, len(e))
-                                       if (e[i] if rule == "global" else e[i] - e[i - 1]) >= t] if e else [])
-    _rejects(ch06.check_patch_starts,
-             lambda e, t, rule: patching.patch_starts(e, t, rule).tolist() if rule == "global"
-             else [0] + [i for i in range(1, len(e)) if i + 1 < len(e) and e[i + 1] - e[i] > t] if e else [])
-
-
-def test_ch06_mean_size_threshold():
-    from toklab import patching
-
-    ch06.check_mean_size_threshold(lambda e, m: patching.threshold_for_mean_size(e, m, "global"))
-
-    def off_by_one(e, m):  # n / m positions above the threshold: one patch too many
-        k = min(len(e) - 1, round(len(e) / m))
-        scores = sorted(e[1:], reverse=True)
-        return scores[k] if k < len(scores) else min(scores, default=0.0) - 1.0
-
-    _rejects(ch06.check_mean_size_threshold, off_by_one)
-
-
-def test_ch06_full_collisions():
-    from collections import Counter
-
-    from toklab import patching
-
-    def full(cps, k, b):
-        rows = Counter(map(tuple, patching.hash_buckets(cps, k, b).tolist()))
-        return sum(c for c in rows.values() if c > 1)
-
-    def pairs(cps, k, b):
-        rows = Counter(map(tuple, patching.hash_buckets(cps, k, b).tolist()))
-        return sum(c * (c - 1) // 2 for c in rows.values())
-
-    ch06.check_full_collisions(full)
-    _rejects(ch06.check_full_collisions, pairs)
 
 
 def test_normalization_checker_inputs_are_not_trivial():

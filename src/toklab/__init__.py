@@ -13,7 +13,6 @@ Modules follow the tokenization pipeline:
 - `vocabs`: the real r50k_base / cl100k_base / o200k_base vocabularies, hash-checked
 - `metrics`: fertility with declared units, UNK rate, bits per byte
 - `corpus`: the bundled multilingual corpus; `viz`: token-boundary views
-- `patching`: tokenizer-free input: a next-byte model, fixed and entropy patches, hash embeddings
 - `exercises`: checkers for the book's coding exercises; `book`: chapter set-up
 """
 
