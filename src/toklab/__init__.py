@@ -21,6 +21,8 @@ as Hugging Face ``tokenizers`` names it:
 - `vocabs`: the real r50k_base / cl100k_base / o200k_base vocabularies, hash-checked;
 - `unicode`: UTF-8 facts, GPT-2's byte-to-character table, graphemes, coordinates;
 - `metrics`: fertility with declared units, UNK rate, bits per byte;
+- `patching`: tokenizer-free input (§6): a next-byte model, fixed and entropy patches,
+  CANINE-style hash embeddings;
 - `corpus`: the bundled multilingual corpus; `viz`: token-boundary views;
 - `exercises`: checkers for the book's coding exercises; `book`: chapter helpers.
 
