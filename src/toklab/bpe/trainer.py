@@ -17,11 +17,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .. import special
+from ..checks import check_int, warn_smaller
 from ..pre_tokenizers import patterns
 from .model import ByteBPE
 from .reference import TieBreak, check_tie_break
 
-__all__ = ["BLOCK_CHARS", "pretoken_counts", "text_blocks", "file_blocks", "train"]
+__all__ = ["BLOCK_CHARS", "pretoken_counts", "text_blocks", "file_blocks", "train", "merge_loop"]
 
 #: Characters read from a file at a time; a block is cut back to its last safe cut.
 BLOCK_CHARS = 1 << 20
@@ -129,13 +130,16 @@ def pretoken_counts(
 # --------------------------------------------------------------------------
 
 
-def _inverted(data: bytes) -> tuple[int, ...]:
-    """A key that sorts byte strings in *descending* order in a min-heap.
+def _inverted(data: bytes | str) -> tuple[int, ...]:
+    """A key that sorts byte strings (or str) in *descending* order in a min-heap.
 
-    Each byte b becomes 255 - b and a terminator 256 goes last, so a string
-    sorts before its own prefixes, exactly reversing bytes' order.
+    Each byte b becomes 255 - b (each character c becomes 0x10FFFF - ord(c))
+    and a terminator above every value goes last, so a string sorts before its
+    own prefixes, exactly reversing the natural order.
     """
-    return tuple(255 - b for b in data) + (256,)
+    if isinstance(data, bytes):
+        return tuple(255 - b for b in data) + (256,)
+    return tuple(0x10FFFF - ord(c) for c in data) + (0x110000,)
 
 
 def train(
@@ -148,6 +152,7 @@ def train(
     min_frequency: int = 1,
     processes: int | None = None,
     progress: bool = False,
+    allow_smaller: bool = False,
 ) -> "ByteBPE":
     """Train a byte-level BPE tokenizer to ``vocab_size`` tokens (256 bytes + merges + specials).
 
@@ -155,8 +160,15 @@ def train(
     updated only for words containing the merged pair, and the best pair comes
     from a max-heap whose stale entries are re-checked when they surface
     (a pair's count never grows after the step that created it, so the top
-    entry, once confirmed current, is the true maximum).
+    entry, once confirmed current, is the true maximum): `merge_loop`.
+
+    When no pair occurs ``min_frequency`` times any more before ``vocab_size``
+    is reached (a tiny corpus), the tokenizer is smaller and
+    `toklab.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
+    (the rule every trainer follows).
     """
+    check_int(vocab_size, "vocab_size", minimum=1)
+    check_int(min_frequency, "min_frequency", minimum=0)
     check_tie_break(tie_break)
     patterns.resolve(pattern)
     specials = list(dict.fromkeys(special_tokens))
@@ -179,10 +191,39 @@ def train(
             f"training text contains a lone surrogate ({bad!r} in {exc.object!r}), which has no "
             "UTF-8 form; fix the text (e.g. decode it with errors='replace') before training"
         ) from None
-    words: list[list[int]] = [list(b) for b, _ in items]
-    freq: list[int] = [c for _, c in items]
     sym: list[bytes] = [bytes([i]) for i in range(256)]
+    pairs = merge_loop([list(b) for b, _ in items], [c for _, c in items], sym, num_merges,
+                       tie_break=tie_break, min_frequency=min_frequency, progress=progress)
+    warn_smaller("toklab.bpe.train", 256 + len(pairs) + len(specials), vocab_size,
+                 f"after {len(pairs)} merges no pair of adjacent tokens occurs {max(min_frequency, 1)} or more times",
+                 allow_smaller)
+    return ByteBPE([(sym[a], sym[b]) for a, b in pairs], pattern=pattern, special_tokens=specials)
 
+
+def merge_loop(
+    words: list[list[int]],
+    freq: Sequence[int],
+    sym: list,
+    num_merges: int,
+    *,
+    tie_break: TieBreak = "smallest",
+    min_frequency: int = 1,
+    progress: bool = False,
+) -> list[tuple[int, int]]:
+    """The training loop on symbol IDs: up to ``num_merges`` merges of the most frequent adjacent pair.
+
+    ``words`` are the distinct words as lists of IDs into ``sym`` (the symbols:
+    ``bytes`` for byte-level BPE, ``str`` for character-level BPE as
+    sentencepiece trains it), ``freq`` their counts. Each merge appends the new
+    symbol to ``sym`` (so it gets the next ID) and the words are rewritten in
+    place. A merge whose concatenation is already a symbol (two different pairs
+    can spell the same string) reuses that symbol's ID, as the textbook loop
+    on strings does. Ties go to the smallest (or largest) pair of symbols; the
+    loop stops early when no pair occurs ``min_frequency`` times. Returns the
+    merged pairs of IDs in order. `train` must equal `reference_train`, and this
+    is its loop.
+    """
+    index = {s: i for i, s in enumerate(sym)}
     pair_count: dict[tuple[int, int], int] = {}
     where: dict[tuple[int, int], set[int]] = {}
     for w, word in enumerate(words):
@@ -201,7 +242,7 @@ def train(
     heap = [(-c, key(p), p) for p, c in pair_count.items()]
     heapq.heapify(heap)
 
-    merges: list[tuple[bytes, bytes]] = []
+    merges: list[tuple[int, int]] = []
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -217,9 +258,12 @@ def train(
         if current < min_frequency:
             break
         a, b = pair
-        new_id = len(sym)
-        sym.append(sym[a] + sym[b])
-        merges.append((sym[a], sym[b]))
+        new_sym = sym[a] + sym[b]
+        new_id = index.get(new_sym)
+        if new_id is None:
+            new_id = index[new_sym] = len(sym)
+            sym.append(new_sym)
+        merges.append(pair)
         created: set[tuple[int, int]] = set()
         for w in where.pop(pair):
             result = _merge_ids(words[w], a, b, new_id)
@@ -230,7 +274,7 @@ def train(
             for p, d in changes:
                 n = pair_count.get(p, 0) + d * c
                 if n:
-                    if p not in pair_count and new_id in p:
+                    if d > 0:  # a pair with the new symbol: new, or (reused symbol) grown
                         created.add(p)
                     pair_count[p] = n
                 else:
@@ -249,7 +293,7 @@ def train(
             bar.update(1)
     if bar is not None:
         bar.close()
-    return ByteBPE(merges, pattern=pattern, special_tokens=specials)
+    return merges
 
 
 def _merge_ids(

@@ -11,9 +11,10 @@ from __future__ import annotations
 import heapq
 import os
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ..checks import check_int, warn_smaller
 from ..normalizers.bert import BertNormalizer
 from ..pre_tokenizers.bert import bert_words
 from .model import BERT_SPECIAL_TOKENS, WordPiece
@@ -211,6 +212,7 @@ def train(
     handle_chinese_chars: bool = True,
     clean_text: bool = True,
     progress: bool = False,
+    allow_smaller: bool = False,
 ) -> "WordPiece":
     """Train a WordPiece tokenizer of at most ``vocab_size`` entries (specials included).
 
@@ -227,7 +229,14 @@ def train(
     ``min_frequency=1`` many merges go to one-off pairs and the vocabulary
     compresses less than a frequency-trained one; raising ``min_frequency``
     is the usual remedy.
+
+    When the corpus runs out of pairs (occurring ``min_frequency`` times)
+    before ``vocab_size``, the tokenizer is smaller and
+    `toklab.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
+    (the rule every trainer follows).
     """
+    check_int(vocab_size, "vocab_size", minimum=1)
+    check_int(min_frequency, "min_frequency", minimum=0)
     if unk_token not in special_tokens:
         raise ValueError(f"unk_token {unk_token!r} must be one of special_tokens {tuple(special_tokens)!r}")
     options = dict(
@@ -246,6 +255,8 @@ def train(
         prefix=prefix,
         progress=progress,
     )
+    warn_smaller("toklab.wordpiece.train", len(vocab), vocab_size,
+                 f"no pair of adjacent pieces occurs {max(min_frequency, 1)} or more times any more", allow_smaller)
     return WordPiece(
         vocab, unk_token=unk_token, prefix=prefix, max_input_chars_per_word=max_input_chars_per_word, **options
     )
