@@ -20,7 +20,10 @@ the stages from their modules and checks, ID for ID, against the real
    ``byte_fallback`` it becomes the UTF-8 bytes of the run as ``<0xXX>`` pieces.
 4. **Decoding** (`toklab.decoders.SentencePieceDecoder`) runs backwards.
 
-The ``.model`` file format has its own module, `toklab.sentencepiece_model`.
+The ``.model`` file format has its own module, `toklab.sentencepiece_model`
+(`SentencePieceTokenizer.save` writes one the library loads), and so does the
+trainer, `toklab.sentencepiece_trainer` (`train` here returns its model as a
+tokenizer).
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ from typing import Any
 from .decoders import SentencePieceDecoder
 from .normalizers.spm import SentencePieceNormalizer
 from .pipeline import Stage
-from .sentencepiece_model import KINDS, SPConfig, SPPiece, byte_piece, parse_model_proto
+from .sentencepiece_model import KINDS, SPConfig, SPPiece, byte_piece, parse_model_proto, serialize_model_proto
 from .unicode import utf8_sequence_length
+from . import sentencepiece_trainer
 from .unigram.model import Unigram
 
 __all__ = [
@@ -44,6 +48,7 @@ __all__ = [
     "SentencePieceBPE",
     "SentencePieceTokenizer",
     "load",
+    "train",
 ]
 
 
@@ -262,6 +267,20 @@ class SentencePieceTokenizer:
         pieces, proto_config = parse_model_proto(bytes(blob))
         return cls(pieces, config if config is not None else proto_config)
 
+    def to_model_proto(self) -> bytes:
+        """This model as the bytes of a sentencepiece ``.model`` file (see `serialize_model_proto`).
+
+        ``sentencepiece.SentencePieceProcessor(model_proto=...)`` loads it and
+        encodes and decodes as this tokenizer does; `from_model_proto` reads it back.
+        """
+        return serialize_model_proto(self._entries, self.config)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write `to_model_proto` to ``path`` (a ``.model`` file the ``sentencepiece`` library loads)."""
+        blob = self.to_model_proto()
+        with open(os.fspath(path), "wb") as fh:
+            fh.write(blob)
+
     # ---- vocabulary ---------------------------------------------------------
 
     def __len__(self) -> int:
@@ -439,3 +458,17 @@ def load(path: str | os.PathLike) -> SentencePieceTokenizer:
         return SentencePieceTokenizer.from_model_proto(blob)
     except ValueError as exc:
         raise ValueError(f"{path}: not a usable sentencepiece model ({exc})") from None
+
+
+def train(source: str | os.PathLike | Iterable[str], vocab_size: int, **options: Any) -> SentencePieceTokenizer:
+    """Train a sentencepiece model from raw text, as the ``sentencepiece`` trainer does, and return it as a tokenizer.
+
+    ``toklab.sentencepiece.train(text, 8000, model_type="bpe", byte_fallback=True)``
+    normalizes and escapes the text itself; the options (``model_type``,
+    ``normalization``, ``add_dummy_prefix``, ``remove_extra_whitespaces``,
+    ``byte_fallback``, ``split_digits``, ``character_coverage``,
+    ``control_symbols``, ``user_defined_symbols``, ...) are those of
+    `toklab.sentencepiece_trainer.train_model`, which documents each step.
+    ``save`` the result and ``sentencepiece.SentencePieceProcessor`` loads it.
+    """
+    return SentencePieceTokenizer(*sentencepiece_trainer.train_model(source, vocab_size, **options))

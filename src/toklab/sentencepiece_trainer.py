@@ -1,0 +1,244 @@
+"""Training a sentencepiece model from raw text: normalize and escape as sentencepiece does, then Unigram or BPE.
+
+sentencepiece's trainer (``trainer_interface.cc``) never sees the text you give
+it: it sees each sentence after the model's own normalizer, that is, after the
+compiled table, the whitespace rules and the dummy prefix, with every space
+escaped to ``▁``. Only then does it cut words (before each ``▁``, and around
+digits with ``split_digits``) and learn pieces inside them. `train_model` runs
+those same steps with the stage modules, so the model it returns normalizes at
+encode time exactly as it did while training:
+
+1. **Settings** (`toklab.sentencepiece_model.SPConfig`): a named rule is
+   compiled into a table first (`toklab.normalizers.tables.compile_rule`),
+   because a ``.model`` file can only carry a table and sentencepiece only runs
+   tables; the model encodes with that table, so a saved model gives the same IDs
+   in the ``sentencepiece`` library.
+2. **Sentences to words**: each line is normalized
+   (`toklab.normalizers.spm.SentencePieceNormalizer`) and cut into words
+   (`toklab.pre_tokenizers.metaspace.split_words`). User-defined symbols, and the
+   strings of the reserved pieces (``<unk>``, control symbols, ``<0xXX>``), are cut
+   out of the words, so no learned piece contains or repeats one. With
+   ``character_coverage < 1`` the rarest characters (the last ``1 - coverage`` of
+   all character occurrences) are cut out too, as sentencepiece leaves them out
+   of the vocabulary (they become ``<unk>``, or bytes with byte fallback).
+3. **The model**: ``model_type="unigram"`` runs `toklab.unigram.train` on the
+   word counts (seed, EM, pruning); ``"bpe"`` merges the most frequent adjacent
+   pair of pieces inside words (`toklab.bpe.trainer.merge_loop` over
+   characters), and, as sentencepiece's BPE trainer stores them, the ``i``-th
+   merged piece scores ``-i`` and the characters come last, most frequent first.
+4. **The vocabulary**, in sentencepiece's order: the unknown piece, the control
+   symbols, the user-defined symbols, the 256 byte pieces with ``byte_fallback``,
+   then the learned pieces. Scores are rounded to float32, as a ``.model`` file
+   stores them.
+
+What is not reproduced: sentencepiece also cuts words where the Unicode script
+changes and around numbers (``split_by_unicode_script``, ``split_by_number``,
+both on by default there) and samples sentences from large inputs; its BPE
+trainer picks among equally frequent pairs by a hash and only recounts the most
+frequent candidates. So the vocabularies are similar, not identical (the book
+measures how similar); a model trained here is, however, a valid sentencepiece
+model that the library runs exactly as toklab does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+
+from .bpe.trainer import merge_loop
+from .checks import check_bool, check_int, check_str, type_name, warn_smaller
+from .normalizers.nmt import NORMALIZATIONS
+from .normalizers.spm import SentencePieceNormalizer
+from .normalizers.tables import compile_rule
+from .pre_tokenizers.metaspace import split_words
+from .sentencepiece_model import UNK_SURFACE, SPConfig, SPPiece, byte_piece
+from .unigram.trainer import train as train_unigram
+
+__all__ = ["sentences", "word_counts", "covered_chars", "train_bpe_pieces", "train_model"]
+
+
+def sentences(source: str | os.PathLike | Iterable[str]) -> Iterator[str]:
+    """The training sentences: the lines of a text or of a UTF-8 file, or the items of an iterable."""
+    if isinstance(source, str):
+        yield from source.split("\n")
+        return
+    if isinstance(source, os.PathLike):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise ValueError(f"training source {path} is not a file")
+        with open(path, encoding="utf-8", newline="") as fh:
+            for line in fh:
+                yield line[:-1] if line.endswith("\n") else line
+        return
+    if isinstance(source, (bytes, bytearray)) or not hasattr(source, "__iter__"):
+        raise TypeError(f"source must be a str, a path (os.PathLike) or an iterable of str, got {type_name(source)}")
+    for k, sentence in enumerate(source):
+        if not isinstance(sentence, str):
+            raise TypeError(f"training sentences must be str; item {k} is {type_name(sentence)}")
+        yield sentence
+
+
+def word_counts(
+    lines: Iterable[str], normalizer: SentencePieceNormalizer, *, cut: Sequence[str] = ()
+) -> Counter:
+    """Words of the normalized, escaped sentences and their counts; the strings in ``cut`` split words and vanish."""
+    cfg = normalizer.config
+    cutter = re.compile("|".join(re.escape(s) for s in sorted(set(cut), key=len, reverse=True))) if cut else None
+    counts: Counter = Counter()
+    for line in lines:
+        text = normalizer.normalize(line)
+        if not text:
+            continue
+        for word in split_words(text, split_by_whitespace=cfg.split_by_whitespace, split_digits=cfg.split_digits):
+            if cutter is not None and cutter.search(word):
+                counts.update(part for part in cutter.split(word) if part)
+            else:
+                counts[word] += 1
+    return counts
+
+
+def covered_chars(counts: Counter, coverage: float) -> list[str]:
+    """The characters to keep, most frequent first: the fewest whose occurrences reach ``coverage`` of all."""
+    chars: Counter = Counter()
+    for word, c in counts.items():
+        for ch in word:
+            chars[ch] += c
+    ranked = sorted(chars.items(), key=lambda kv: (-kv[1], kv[0]))
+    total = sum(chars.values())
+    kept, running = [], 0
+    for ch, n in ranked:
+        if kept and running >= coverage * total:
+            break
+        kept.append(ch)
+        running += n
+    return kept
+
+
+def train_bpe_pieces(counts: Counter, chars: Sequence[str], num_pieces: int) -> list[tuple[str, float]]:
+    """sentencepiece-style BPE: up to ``num_pieces`` merged pieces (score ``-i``), then ``chars`` (scores go on down).
+
+    Words are cut into characters; the most frequent adjacent pair is merged
+    everywhere (ties: the smallest pair of strings), and its concatenation
+    becomes a piece unless an earlier merge already made that string.
+    """
+    sym = list(chars)
+    index = {ch: i for i, ch in enumerate(sym)}
+    items = sorted(counts.items())
+    words = [[index[ch] for ch in w] for w, _ in items]
+    freq = [c for _, c in items]
+    # A merge that spells an existing piece adds none, so ask again for the rest.
+    while len(sym) - len(chars) < num_pieces:
+        wanted = num_pieces - (len(sym) - len(chars))
+        if len(merge_loop(words, freq, sym, wanted)) < wanted:
+            break
+    pieces = sym[len(chars) : len(chars) + num_pieces]
+    out = [(p, -float(i)) for i, p in enumerate(pieces)]
+    return out + [(ch, -float(len(out) + j)) for j, ch in enumerate(chars)]
+
+
+def _float32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def train_model(
+    source: str | os.PathLike | Iterable[str],
+    vocab_size: int,
+    *,
+    model_type: str = "unigram",
+    normalization: str = "nmt_nfkc",
+    add_dummy_prefix: bool = True,
+    remove_extra_whitespaces: bool = True,
+    byte_fallback: bool = False,
+    split_by_whitespace: bool = True,
+    split_digits: bool = False,
+    character_coverage: float = 0.9995,
+    control_symbols: Sequence[str] = ("<s>", "</s>"),
+    user_defined_symbols: Sequence[str] = (),
+    unk_piece: str = "<unk>",
+    unk_surface: str = UNK_SURFACE,
+    max_piece_length: int = 16,
+    allow_smaller: bool = False,
+) -> tuple[list[SPPiece], SPConfig]:
+    """Train a sentencepiece model of ``vocab_size`` pieces from raw text; return its pieces and settings.
+
+    ``source`` is raw text (one sentence per line), a UTF-8 file (``os.PathLike``)
+    or an iterable of sentences. The options are sentencepiece's trainer flags of
+    the same names (``normalization`` is ``normalization_rule_name``: one of
+    ``identity``, ``nfkc``, ``nmt_nfkc``). ``vocab_size`` counts every entry: the
+    unknown piece, control and user-defined symbols, the 256 byte pieces with
+    ``byte_fallback``, and the learned pieces, which always include every kept
+    character (ValueError if those alone do not fit). If the corpus cannot fill
+    the rest, the model is smaller and `toklab.checks.SmallVocabularyWarning` says
+    so, unless ``allow_smaller``. `toklab.sentencepiece.train` returns the result
+    as a `toklab.SentencePieceTokenizer`.
+    """
+    check_int(vocab_size, "vocab_size", minimum=1)
+    check_int(max_piece_length, "max_piece_length", minimum=1)
+    for flag, value in (("add_dummy_prefix", add_dummy_prefix), ("remove_extra_whitespaces", remove_extra_whitespaces),
+                        ("byte_fallback", byte_fallback), ("split_by_whitespace", split_by_whitespace),
+                        ("split_digits", split_digits), ("allow_smaller", allow_smaller)):
+        check_bool(value, flag)
+    if model_type not in ("unigram", "bpe"):
+        raise ValueError(f"model_type must be 'unigram' or 'bpe', got {model_type!r}")
+    if normalization not in NORMALIZATIONS:
+        raise ValueError(f"normalization must be one of {', '.join(NORMALIZATIONS)}, got {normalization!r}")
+    if isinstance(character_coverage, bool) or not isinstance(character_coverage, (int, float)) \
+            or not 0 < character_coverage <= 1:
+        raise ValueError(f"character_coverage must be a number in (0, 1], got {character_coverage!r}")
+    controls = [check_str(s, "control symbol") for s in dict.fromkeys(control_symbols)]
+    users = [check_str(s, "user-defined symbol") for s in dict.fromkeys(user_defined_symbols)]
+    check_str(unk_piece, "unk_piece")
+    meta = [unk_piece, *controls, *users] + ([byte_piece(b) for b in range(256)] if byte_fallback else [])
+    for s in meta:
+        if not s or any(ch.isspace() for ch in s):
+            raise ValueError(f"reserved and user-defined pieces must be non-empty and without whitespace, got {s!r}")
+    if len(set(meta)) != len(meta):
+        dup = next(s for s, n in Counter(meta).items() if n > 1)
+        raise ValueError(f"{dup!r} is given twice among the unknown piece, control, user-defined and byte pieces")
+    if vocab_size <= len(meta):
+        raise ValueError(f"vocab_size={vocab_size} is too small: {len(meta)} entries are reserved (the unknown piece, "
+                         f"{len(controls)} control and {len(users)} user-defined symbols"
+                         f"{', 256 byte pieces' if byte_fallback else ''}) before any learned piece")
+
+    config = SPConfig(
+        model_type=model_type, normalization=normalization, add_dummy_prefix=add_dummy_prefix,
+        remove_extra_whitespaces=remove_extra_whitespaces, byte_fallback=byte_fallback,
+        split_digits=split_digits, split_by_whitespace=split_by_whitespace, unk_surface=unk_surface,
+        charsmap=compile_rule(normalization),
+    )
+    counts = word_counts(sentences(source), SentencePieceNormalizer(config, users), cut=meta)
+    if not counts:
+        raise ValueError("no text to train on: every sentence is empty after normalization")
+    chars = covered_chars(counts, float(character_coverage))
+    left_out = {ch for w in counts for ch in w} - set(chars)
+    if left_out:  # the rarest characters split words, as they will be unknown
+        rare = re.compile("[" + "".join(re.escape(ch) for ch in sorted(left_out)) + "]")
+        kept: Counter = Counter()
+        for word, c in counts.items():
+            for part in rare.split(word):
+                if part:
+                    kept[part] += c
+        counts = kept
+    room = vocab_size - len(meta)
+    if room < len(chars):
+        raise ValueError(
+            f"vocab_size={vocab_size} is too small: {len(meta)} reserved entries plus the {len(chars)} characters the "
+            f"model keeps need vocab_size >= {len(meta) + len(chars)} (lower character_coverage to keep fewer)"
+        )
+
+    head = [SPPiece(unk_piece, 0.0, "unknown")] + [SPPiece(s, 0.0, "control") for s in controls]
+    head += [SPPiece(s, 0.0, "user") for s in users]
+    head += [SPPiece(byte_piece(b), 0.0, "byte") for b in range(256)] if byte_fallback else []
+    if model_type == "unigram":
+        model = train_unigram(counts, room + 1, split=None, max_piece_length=max_piece_length, allow_smaller=True)
+        learned = [(p, s) for p, s, kind in model.entries() if kind == "normal"]
+    else:
+        learned = train_bpe_pieces(counts, chars, room - len(chars))
+    pieces = head + [SPPiece(p, _float32(s), "normal") for p, s in learned]
+    warn_smaller("toklab.sentencepiece.train", len(pieces), vocab_size,
+                 f"the corpus gave {len(learned)} pieces for the {room} places left after the reserved ones", allow_smaller,
+                 stacklevel=4)
+    return pieces, config
