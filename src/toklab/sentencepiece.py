@@ -38,7 +38,7 @@ from .normalizers.spm import SentencePieceNormalizer
 from .pipeline import Stage
 from .sentencepiece_model import KINDS, SPConfig, SPPiece, byte_piece, parse_model_proto, serialize_model_proto
 from .unicode import utf8_sequence_length
-from . import sentencepiece_trainer
+from . import sentencepiece_hf, sentencepiece_trainer
 from .unigram.model import Unigram
 
 __all__ = [
@@ -226,7 +226,7 @@ class SentencePieceTokenizer:
             # never match text) and adds path scores in float32 like the C++.
             # Byte fallback is left to `pieces`, so the lattice reports unknown runs.
             self.model: Unigram | SentencePieceBPE = Unigram.from_entries(
-                [tuple(e) for e in entries], byte_fallback=False, float32=True
+                [tuple(e) for e in entries], byte_fallback=False, float32=self.config.engine == "sentencepiece"
             )
         else:
             self.model = SentencePieceBPE(entries, self.normalizer)
@@ -280,6 +280,27 @@ class SentencePieceTokenizer:
         blob = self.to_model_proto()
         with open(os.fspath(path), "wb") as fh:
             fh.write(blob)
+
+    def to_hf(self):
+        """This model as a Hugging Face ``tokenizers.Tokenizer``, stage for stage (`toklab.sentencepiece_hf`).
+
+        IDs agree on text without the reserved pieces' spellings, except where
+        the two libraries' arithmetic differs (listed in `toklab.sentencepiece_hf`;
+        none with ``engine="tokenizers"``). Decode with ``skip_special_tokens=True``.
+        """
+        from tokenizers import Tokenizer
+
+        hf = Tokenizer(sentencepiece_hf.hf_model(self._entries, self.config))
+        hf.normalizer = self.normalizer.to_hf()
+        hf.decoder = self.decoder.to_hf()
+        added = sentencepiece_hf.hf_added_tokens(self._entries, self.config)
+        hf.add_special_tokens([t for t in added if t.special])
+        hf.add_tokens([t for t in added if not t.special])
+        return hf
+
+    def to_hf_json(self) -> str:
+        """`to_hf` as the text of a ``tokenizer.json`` (``tokenizers.Tokenizer.from_str`` reads it)."""
+        return self.to_hf().to_str(pretty=True)
 
     # ---- vocabulary ---------------------------------------------------------
 

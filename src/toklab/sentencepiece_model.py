@@ -21,6 +21,7 @@ from .normalizers.nmt import NORMALIZATIONS
 
 __all__ = [
     "UNK_SURFACE",
+    "ENGINES",
     "KINDS",
     "SPPiece",
     "SPConfig",
@@ -38,6 +39,9 @@ __all__ = [
 #: What ``decode`` prints for ``<unk>``: sentencepiece's default ``unk_surface``
 #: (U+2047 DOUBLE QUESTION MARK with a space on each side).
 UNK_SURFACE = " \u2047 "
+
+#: The libraries whose arithmetic a model can reproduce (see `SPConfig`).
+ENGINES = ("sentencepiece", "tokenizers")
 
 #: Piece kinds, named like sentencepiece's piece types. Only "normal" and
 #: "user" pieces are ever matched against text; "control" pieces (``<s>``) get
@@ -76,6 +80,16 @@ class SPConfig:
     ``split_by_whitespace`` and ``split_digits`` are trainer flags: they are
     recorded because they explain the vocabulary (`split_words`), but
     encoding ignores them, as sentencepiece's encoder does.
+
+    ``engine`` names the library whose arithmetic this model reproduces where
+    the two disagree (both measured): ``"sentencepiece"`` adds Unigram path
+    scores in float32 and applies the compiled table by longest match;
+    ``"tokenizers"`` (Hugging Face, what `toklab.interop.from_hf_json` sets)
+    adds them in float64, so exact ties go to the earliest start, and applies
+    the table per grapheme cluster as its ``Precompiled`` normalizer does.
+    Model files are written for sentencepiece, so a ``"tokenizers"`` model
+    whose output depends on the difference (Unigram, or a table) is refused by
+    `serialize_model_proto` until you convert it explicitly.
     """
 
     model_type: str = "unigram"
@@ -88,8 +102,11 @@ class SPConfig:
     split_by_whitespace: bool = True
     unk_surface: str = UNK_SURFACE
     charsmap: bytes | None = field(default=None, repr=False)
+    engine: str = "sentencepiece"
 
     def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.model_type not in ("unigram", "bpe"):
             raise ValueError(f"model_type must be 'unigram' or 'bpe', got {self.model_type!r}")
         if self.normalization not in NORMALIZATIONS and self.charsmap is None:
@@ -296,6 +313,12 @@ def serialize_model_proto(pieces: Sequence[SPPiece], config: SPConfig) -> bytes:
         raise ValueError(f"the vocabulary has {n_bytes} byte pieces but byte_fallback is off; sentencepiece refuses such a model")
     if config.byte_fallback and any(byte_piece(b) not in seen or kinds[seen[byte_piece(b)]] != "byte" for b in range(256)):
         raise ValueError("byte_fallback needs the 256 byte pieces <0x00>..<0xFF> (kind 'byte') in the vocabulary")
+    if config.engine != "sentencepiece" and (config.model_type == "unigram" or config.charsmap):
+        raise ValueError(
+            f"this model reproduces {config.engine}'s arithmetic (engine={config.engine!r}), which sentencepiece does "
+            "not share for a Unigram model or a compiled table; convert it explicitly with "
+            "dataclasses.replace(config, engine='sentencepiece') (exact ties and table lookups may then change)"
+        )
     if config.charsmap is None and config.normalization != "identity":
         raise ValueError(
             f"normalization {config.normalization!r} is applied by rule here, but sentencepiece only runs compiled "
