@@ -359,6 +359,10 @@ class ByteBPE:
         """This model as HF ``tokenizers.models.BPE`` (tokens in GPT-2's proxy alphabet)."""
         return files.hf_model(self)
 
+    def to_hf_json(self) -> str:
+        """This tokenizer as a ``tokenizer.json`` (its pipeline's `toklab.pipeline.Pipeline.to_hf_json`)."""
+        return self.as_pipeline().to_hf_json()
+
 
 def _bad_id(ids: list, decoder: Mapping[int, bytes]) -> Exception:
     """The error for the first ID in ``ids`` that ``decoder`` does not know."""
