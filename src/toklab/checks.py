@@ -29,6 +29,7 @@ __all__ = [
     "check_int",
     "check_str",
     "check_bool",
+    "check_id",
     "check_ids",
     "check_path",
     "warn_smaller",
@@ -71,6 +72,13 @@ def check_str(value: Any, name: str = "text") -> str:
     if isinstance(value, (bytes, bytearray, memoryview)):
         raise TypeError(f"{name} must be str, got {type(value).__name__}: decode it first (e.g. data.decode('utf-8'))")
     raise TypeError(f"{name} must be str, got {type_name(value)}")
+
+
+def check_id(value: Any) -> int:
+    """``value`` if it is an int token ID (not a bool); TypeError saying what it is otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"a token ID must be an int, got {type_name(value)}")
+    return value
 
 
 def check_ids(ids: Any, name: str = "ids") -> list[int]:

@@ -99,6 +99,8 @@ def read_document(text_or_path: str | os.PathLike | Mapping) -> dict[str, Any]:
         return dict(text_or_path)
     if isinstance(text_or_path, (bytes, bytearray)):
         raise TypeError("from_hf_json takes the JSON text (str), a path or a dict, got bytes: decode it first")
+    if isinstance(text_or_path, str) and not text_or_path.strip():
+        raise ValueError("from_hf_json got an empty string: pass the JSON text or a path")
     if isinstance(text_or_path, str) and text_or_path.lstrip().startswith("{"):
         source, text = "the tokenizer.json text", text_or_path
     elif isinstance(text_or_path, (str, os.PathLike)):

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import special
+from .checks import check_ids, check_str
 from .normalizers.forms import UnicodeNormalizer
 from .post_processors import bos_eos
 from .special import ChatTemplate, Messages, SpecialSet
@@ -131,8 +132,16 @@ class Pipeline:
     non_special_tokens: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
+        missing = [m for m in ("segment", "token_to_id", "id_to_token", "__len__") if not hasattr(self.model, m)]
+        if missing:
+            raise TypeError(f"model must implement the Model interface; {type(self.model).__name__} lacks {missing}")
         if isinstance(self.normalizer, str):
             self.normalizer = UnicodeNormalizer(self.normalizer)
+        for stage, method in (("normalizer", "normalize"), ("pre_tokenizer", "pre_tokenize"), ("decoder", "decode"),
+                              ("post_processor", "process")):
+            value = getattr(self, stage)
+            if value is not None and not hasattr(value, method):
+                raise TypeError(f"{stage} must have a {method}() method (or be None), got {type(value).__name__}")
         # The model's own split and its cached encode_ordinary give the same IDs
         # as segmenting each chunk, faster (tests check trace == encode).
         self._model_splits = self.pre_tokenizer is None and hasattr(self.model, "encode_ordinary")
@@ -210,6 +219,7 @@ class Pipeline:
         ``add_special_tokens=False`` skips the post-processor (no BOS/EOS),
         as Hugging Face's option of that name does.
         """
+        check_str(text)
         ids: list[int] = []
         for piece, is_special in self.split_specials(text, allowed_special, disallowed_special):
             if is_special:
@@ -243,7 +253,7 @@ class Pipeline:
 
     def decodable(self, ids: Iterable[int], *, skip_special_tokens: bool = False) -> list[int]:
         """The IDs `decode` hands to the decoder: the post-processor undone, specials dropped if asked."""
-        ids = list(ids)
+        ids = check_ids(ids)
         if self.post_processor is not None:
             ids = self.post_processor.strip(ids)
         if skip_special_tokens:
@@ -315,6 +325,7 @@ class Pipeline:
         A special token passes through each stage as a single unit: one
         pre-token, one token, one ID.
         """
+        check_str(text)
         segments = self.split_specials(text, allowed_special, disallowed_special)
         normalized: list[str] = []
         pretokens: list[str] = []

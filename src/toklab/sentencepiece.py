@@ -39,6 +39,7 @@ from .pipeline import Stage
 from .sentencepiece_model import KINDS, SPConfig, SPPiece, byte_piece, parse_model_proto, serialize_model_proto
 from .unicode import utf8_sequence_length
 from . import sentencepiece_hf, sentencepiece_trainer
+from .checks import check_ids
 from .unigram.model import Unigram
 
 __all__ = [
@@ -264,6 +265,9 @@ class SentencePieceTokenizer:
     @classmethod
     def from_model_proto(cls, blob: bytes, config: SPConfig | None = None) -> "SentencePieceTokenizer":
         """Build from the bytes of a ``.model`` file (no sentencepiece library needed)."""
+        if not isinstance(blob, (bytes, bytearray, memoryview)):
+            raise TypeError(f"expected the bytes of a .model file, got {type(blob).__name__} (for a path: "
+                            "toklab.sentencepiece.load)")
         pieces, proto_config = parse_model_proto(bytes(blob))
         return cls(pieces, config if config is not None else proto_config)
 
@@ -426,7 +430,7 @@ class SentencePieceTokenizer:
 
         An unknown ID raises ValueError naming it and the valid range.
         """
-        return self.decoder.decode([self.id_to_token(i) for i in ids])
+        return self.decoder.decode([self.id_to_token(i) for i in check_ids(ids)])
 
     def decode_pieces(self, pieces: Iterable[str]) -> str:
         """`decode` for piece strings; KeyError for a string that is not a piece."""

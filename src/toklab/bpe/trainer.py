@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .. import special
-from ..checks import check_int, warn_smaller
+from ..checks import check_int, type_name, warn_smaller
 from ..pre_tokenizers import patterns
 from .model import ByteBPE
 from .reference import TieBreak, check_tie_break
@@ -95,6 +95,14 @@ def pretoken_counts(
     chunks; with ``processes`` > 1 the chunks are counted in worker processes.
     Items of an iterable are separate documents: no pre-token spans two items.
     """
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of str, got the str {special_tokens!r}")
+    if processes is not None:
+        check_int(processes, "processes", minimum=1)
+    if isinstance(source, (bytes, bytearray)):
+        raise TypeError("source must be a str, a path (os.PathLike) or an iterable of str, got bytes: decode it first")
+    if not isinstance(source, (str, os.PathLike)) and not hasattr(source, "__iter__"):
+        raise TypeError(f"source must be a str, a path (os.PathLike) or an iterable of str, got {type_name(source)}")
     specials = tuple(special_tokens)
     patterns.compiled(pattern)  # fail early on a bad pattern
     if isinstance(source, str):
@@ -171,6 +179,8 @@ def train(
     check_int(min_frequency, "min_frequency", minimum=0)
     check_tie_break(tie_break)
     patterns.resolve(pattern)
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of str, got the str {special_tokens!r}")
     specials = list(dict.fromkeys(special_tokens))
     if vocab_size < 256 + len(specials):
         raise ValueError(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from ..checks import check_str
 from ..pre_tokenizers.metaspace import SPACE, escape, whitespace_rules
 from ..sentencepiece_hf import hf_normalizer
 from ..sentencepiece_model import SPConfig
@@ -87,8 +88,7 @@ class SentencePieceNormalizer:
 
         Equals sentencepiece's ``SentencePieceProcessor.normalize``.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"expected str, got {type(text).__name__}")
+        check_str(text)
         if not text:
             return ""
         cfg = self.config

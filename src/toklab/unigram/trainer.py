@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..checks import check_int, warn_smaller
+from ..checks import check_int, type_name, warn_smaller
 from ..pre_tokenizers.metaspace import split_words
 from ..sentencepiece_model import byte_piece
 from .lattice import Lattice, piece_lookup
@@ -32,6 +32,8 @@ def word_counts(
 ) -> Counter:
     """Distinct words and their counts from text, sentences, or a ready word-count mapping."""
     counts: Counter = Counter()
+    if isinstance(source, (bytes, bytearray)) or not hasattr(source, "__iter__"):
+        raise TypeError(f"source must be text, an iterable of sentences or a word -> count mapping, got {type_name(source)}")
     if isinstance(source, Mapping):
         for word, c in source.items():
             if not isinstance(word, str):

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ..checks import check_int, warn_smaller
+from ..checks import check_int, type_name, warn_smaller
 from ..normalizers.bert import BertNormalizer
 from ..pre_tokenizers.bert import bert_words
 from .model import BERT_SPECIAL_TOKENS, WordPiece
@@ -176,6 +176,8 @@ def word_counts(
         lowercase=lowercase, strip_accents=strip_accents, handle_chinese_chars=handle_chinese_chars, clean_text=clean_text
     )
     counts: Counter = Counter()
+    if isinstance(source, (bytes, bytearray)) or not (isinstance(source, (str, os.PathLike)) or hasattr(source, "__iter__")):
+        raise TypeError(f"source must be a str, a path (os.PathLike) or an iterable of str, got {type_name(source)}")
     if isinstance(source, os.PathLike):
         path = Path(source)
         if not path.is_file():
@@ -237,6 +239,8 @@ def train(
     """
     check_int(vocab_size, "vocab_size", minimum=1)
     check_int(min_frequency, "min_frequency", minimum=0)
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of str, got the str {special_tokens!r}")
     if unk_token not in special_tokens:
         raise ValueError(f"unk_token {unk_token!r} must be one of special_tokens {tuple(special_tokens)!r}")
     options = dict(
