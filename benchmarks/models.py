@@ -232,7 +232,7 @@ def run_worker(case: str, cfg: dict, workdir: Path) -> dict:
                 model = timed(job)
                 if k == 0:
                     result["peak_mib"] = meter.peak_mib()
-                    saved = {"vocab": model.vocab, "pieces": list(model.pieces.items())}
+                    saved = {"vocab": model.get_vocab(), "pieces": list(model.pieces.items())}
                     (workdir / "ug_toklab.json").write_text(json.dumps(saved, ensure_ascii=False), encoding="utf-8")
                     result["vocab_size"] = len(model)
                 del model
@@ -402,7 +402,7 @@ def evaluate_unigram(cfg: dict, workdir: Path) -> dict:
 
     saved = json.loads((workdir / "ug_toklab.json").read_text("utf-8"))
     ours = Unigram([tuple(p) for p in saved["pieces"]], unk_piece=UG_SPECIALS[0], special_tokens=UG_SPECIALS[1:])
-    assert ours.vocab == saved["vocab"], "reloaded toklab model differs from the trained one"
+    assert ours.get_vocab() == saved["vocab"], "reloaded toklab model differs from the trained one"
     proto = (workdir / "ug_spm.model").read_bytes()
     sp = spm.SentencePieceProcessor(model_proto=proto)
     theirs = Unigram.from_sentencepiece(proto)
