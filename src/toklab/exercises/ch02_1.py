@@ -83,6 +83,14 @@ def _train_cases() -> list[tuple[dict[tuple[str, ...], int], int, str]]:
     return cases
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
 def _train_hint(words: dict[tuple[str, ...], int], num_merges: int, expected: list, got: list) -> str:
     """Replay the merges both lists share and name the rule the first different merge breaks."""
     i = next((k for k, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
@@ -92,11 +100,11 @@ def _train_hint(words: dict[tuple[str, ...], int], num_merges: int, expected: li
     counts = pair_counts(corpus)
     if i == len(expected):
         if len(expected) == num_merges:
-            return f"you returned {len(got)} merges; num_merges={num_merges} is how many to make."
-        return (f"after {i} merges no adjacent pair is left (every word is one symbol), so training stops "
+            return f"you returned {_n(len(got), 'merge')}; num_merges={num_merges} is how many to make."
+        return (f"after {_n(i, 'merge')} no adjacent pair is left (every word is one symbol), so training stops "
                 "there; yours goes on.")
     if i == len(got):
-        return (f"yours stops after {i} merges, but {expected[i]} still occurs {counts[expected[i]]} time(s): "
+        return (f"yours stops after {_n(i, 'merge')}, but {expected[i]} still occurs {_times(counts[expected[i]])}: "
                 f"go on until num_merges={num_merges} merges are made or no pair is left.")
     e, g = expected[i], got[i]
     where = f"merge {i + 1} should be {e}, yours is {g}"
@@ -105,13 +113,13 @@ def _train_hint(words: dict[tuple[str, ...], int], num_merges: int, expected: li
         return (f"{where}, which is not a pair of adjacent symbols {after}: after each "
                 "merge, rewrite every word (replace the pair everywhere, left to right) before counting again.")
     if counts[g] == counts[e]:
-        return (f"{where}: both occur {counts[e]} times, a tie. Break ties by the smallest pair "
+        return (f"{where}: both occur {_times(counts[e])}, a tie. Break ties by the smallest pair "
                 "(Python's tuple order, min over the tied pairs), not by the order you met them.")
     unweighted = pair_counts({w: 1 for w in corpus})
     if unweighted[g] == max(unweighted.values()):
-        return (f"{where}: {e} occurs {counts[e]} times and {g} {counts[g]} when every occurrence is weighted "
-                "by its word's count; yours looks like each distinct word was counted once.")
-    return (f"{where}: {e} occurs {counts[e]} times and {g} only {counts[g]}. Count the pairs again after "
+        return (f"{where}: {e} occurs {_times(counts[e])} and {g} {_times(counts[g])} when every occurrence "
+                "is weighted by its word's count; yours looks like each distinct word was counted once.")
+    return (f"{where}: {e} occurs {_times(counts[e])} and {g} only {_times(counts[g])}. Count the pairs again after "
             "every merge (or update the counts of the words that changed), then take the most frequent.")
 
 

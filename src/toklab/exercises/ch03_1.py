@@ -81,7 +81,8 @@ def check_bytes_to_unicode(run: Run, fn: Callable[[], Mapping[int, str]]) -> Non
                       "shifted byte gets the next unused character chr(256 + n).")
         seen[table[b]] = b
     for b in range(256):
-        case = run.case(f"byte 0x{b:02X} ({_byte_name(b)})", expected=_show(expected[b]), input=Shown(f"bytes_to_unicode()[0x{b:02X}]"))
+        case = run.case(f"byte 0x{b:02X} ({_byte_name(b)})", expected=_show(expected[b]),
+                        input=Shown(f"bytes_to_unicode()[0x{b:02X}]"))
         if table[b] != expected[b]:
             case.fail(_show(table[b]), _byte_hint(b, expected[b], table[b]))
     try:

@@ -57,7 +57,7 @@ def _random_strings(n: int, seed: int = 0) -> list[str]:
 def _utf16_hint(text: str, got: object) -> str:
     above = sum(1 for ch in text if ord(ch) > 0xFFFF)
     if got == len(text):
-        return (f"that is len(text), the number of code points; {above} of the {len(text)} code points are "
+        return (f"that is len(text), the number of code points: the text has {len(text)}, {above} of them "
                 "above U+FFFF, and each of those takes two UTF-16 units (a surrogate pair).")
     if got == len(text.encode("utf-16-le")):
         return "that is the number of UTF-16 *bytes*; a code unit is two bytes."

@@ -77,9 +77,10 @@ class Shown(str):
 
 
 def show(value: object, limit: int = _VALUE_LIMIT) -> str:
-    """``value`` for a failure message: its repr (sets sorted, so the text is the same in every process), cut at ``limit``.
+    """``value`` for a failure message: its repr, cut at ``limit`` characters.
 
-    A `Shown` value is printed as it is.
+    Sets are sorted, so that the text is the same in every process; a `Shown`
+    value is printed as it is.
     """
     if isinstance(value, Shown):
         text = str(value)
@@ -146,7 +147,8 @@ class CheckFailure(AssertionError):
             head = f"  {name + ':':<10}"
             value = getattr(self, name)
             if name in ("case", "hint"):
-                value = textwrap.fill(value, _WIDTH, initial_indent=head, subsequent_indent=" " * len(head))
+                value = textwrap.fill(value, _WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
+                                      break_on_hyphens=False)
                 lines.append(value)
             else:
                 lines.append(head + value)
