@@ -128,7 +128,7 @@ def _reference_train(words: dict[tuple[str, ...], int], num_merges: int) -> list
 
 
 @exercise("ch02_1-ex1", title="Implement BPE training", function="my_train", reference=_reference_train,
-          against="toklab.bpe.reference_train (ties: smallest pair)")
+          against="toklab.bpe.reference_train, ties to the smallest pair")
 def check_train(run: Run, user_fn: Callable) -> None:
     """Compare ``user_fn(words, num_merges)`` with `toklab.bpe.reference_train` (ties: smallest pair)."""
     for words, num_merges, what in _train_cases():

@@ -88,7 +88,7 @@ def check_bytes_to_unicode(run: Run, fn: Callable[[], Mapping[int, str]]) -> Non
     try:
         from tokenizers.pre_tokenizers import ByteLevel
     except ImportError:
-        run.against += " (HF tokenizers is not installed)"
+        run.against += "; HF tokenizers is not installed"
         return
     run.against += " and HF ByteLevel.alphabet()"
     case = run.case("the characters are Hugging Face's ByteLevel.alphabet()",
@@ -123,7 +123,7 @@ def _reference_group_digits(s: str) -> list[str]:
 
 
 @exercise("ch03_1-ex2", title="Digits in groups of three, as cl100k cuts them", function="group_digits",
-          reference=_reference_group_digits, against="cl100k's pre-tokenizer (toklab.pre_tokenizers.split)")
+          reference=_reference_group_digits, against="cl100k's pre-tokenizer, toklab.pre_tokenizers.split")
 def check_group_digits(run: Run, fn: Callable[[str], list[str]], seed: int = 0) -> None:
     """Check a reader's ``group_digits(s)`` against cl100k's ``\\p{N}{1,3}`` rule.
 

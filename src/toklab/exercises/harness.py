@@ -190,7 +190,7 @@ class Run:
 
     def summary(self) -> str:
         self._close()
-        return f"{self.label}: all {self.passed} cases passed ({self.function} agrees with {self.against})"
+        return f"{self.label}: all {self.passed:,} cases passed ({self.function} agrees with {self.against})"
 
     def _close(self) -> None:
         if self.current is not None:
