@@ -14,21 +14,20 @@ import unicodedata
 
 import pytest
 
-from toklab import bpe, unicode, unigram, wordpiece
+from toklab import bpe, decoders, unicode, unigram, wordpiece
 from toklab.exercises import CheckFailure, get
 
 
 def keep_pieces_before_a_dead_end(word, vocab):
+    """Longest match first, but a dead end only adds [UNK] after the pieces found so far."""
     pieces, start = [], 0
     while start < len(word):
-        for end in range(len(word), start, -1):
-            piece = word[start:end] if start == 0 else "##" + word[start:end]
-            if piece in vocab:
-                pieces.append(piece)
-                start = end
-                break
-        else:
+        marker = "##" if start else ""
+        end = max((e for e in range(start + 1, len(word) + 1) if marker + word[start:e] in vocab), default=None)
+        if end is None:
             return pieces + ["[UNK]"]
+        pieces.append(marker + word[start:end])
+        start = end
     return pieces
 
 
@@ -72,16 +71,15 @@ def escape_prefix_then_strip(text, add_dummy_prefix=True, remove_extra_whitespac
 
 
 def decode_bytes_but_keep_metaspace(pieces):
-    out, run = [], bytearray()
-    for piece in pieces:
-        m = re.fullmatch(r"<0x([0-9A-F]{2})>", piece)
-        if m:
-            run.append(int(m[1], 16))
-            continue
-        out.append(bytes(run).decode("utf-8", errors="replace"))
-        run.clear()
-        out.append(piece)
-    return "".join(out) + bytes(run).decode("utf-8", errors="replace")
+    """Reassembles the bytes right (one U+FFFD per bad byte) but leaves ▁ as it is."""
+    text, run = "", b""
+    for piece in [*pieces, ""]:
+        if re.fullmatch(r"<0x[0-9A-F]{2}>", piece):
+            run += bytes([int(piece[3:5], 16)])
+        else:
+            text += decoders.decode_utf8_per_byte(run) + piece
+            run = b""
+    return text
 
 
 def accepts_words(n_tokens, text, unit):

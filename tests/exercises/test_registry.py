@@ -29,14 +29,8 @@ LABELS = list(REGISTRY)
 
 
 def decode_token_by_token(pipe, ids):
-    """Undoes the post-processor correctly, then decodes each token on its own."""
-    ids = list(ids)
-    specials = pipe.model.special_tokens
-    if pipe.bos is not None and ids[:1] == [specials[pipe.bos]]:
-        ids = ids[1:]
-    if pipe.eos is not None and ids[-1:] == [specials[pipe.eos]]:
-        ids = ids[:-1]
-    return "".join(pipe.model.decode([i]) for i in ids)
+    """Decodes each ID on its own and joins the strings."""
+    return "".join(pipe.decode([i]) for i in ids)
 
 
 def encode_rendered_chat(pipe, messages):
@@ -86,16 +80,14 @@ def encode_by_recounting(symbols, merges):
 def shortest_match_first(word, vocab):
     if len(word) > 100:
         return ["[UNK]"]
-    pieces, start = [], 0
-    while start < len(word):
-        for end in range(start + 1, len(word) + 1):
-            piece = word[start:end] if start == 0 else "##" + word[start:end]
-            if piece in vocab:
-                pieces.append(piece)
-                start = end
-                break
-        else:
+    pieces = []
+    while len("".join(p.removeprefix("##") for p in pieces)) < len(word):
+        rest = word[len("".join(p.removeprefix("##") for p in pieces)) :]
+        prefix = "##" if pieces else ""
+        match = next((prefix + rest[:n] for n in range(1, len(rest) + 1) if prefix + rest[:n] in vocab), None)
+        if match is None:
             return ["[UNK]"]
+        pieces.append(match)
     return pieces
 
 
