@@ -14,6 +14,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toklab.exercises import REGISTRY, CheckFailure, ch02_1, ch03_3, get
 from toklab.exercises.harness import FIELDS, Run, Shown, exercise, show
@@ -182,3 +184,19 @@ def test_registration_refuses_a_label_twice():
 def test_registration_refuses_a_bad_function_name():
     with pytest.raises(ValueError, match="not a Python identifier"):
         exercise("ch00-ex9", title="t", function="my train", reference=len, against="x")
+
+
+@given(message=st.text(max_size=300), name=st.sampled_from(["ValueError", "KeyError", "ZeroDivisionError"]))
+@settings(max_examples=60)
+def test_any_exception_is_reported_on_one_line_of_one_block(message, name):
+    error = {"ValueError": ValueError, "KeyError": KeyError, "ZeroDivisionError": ZeroDivisionError}[name]
+
+    def raises(text):
+        raise error(message)
+
+    failure = _failure("ch03_3-ex1", raises)
+    lines = str(failure).splitlines()
+    heads = [line.split(":")[0].strip() for line in lines[1:] if not line.startswith(" " * 4)]
+    assert heads == list(FIELDS)
+    assert failure.got.startswith(f"raised {name}") and "\n" not in failure.got
+    assert len(failure.got) < 500

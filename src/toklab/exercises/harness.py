@@ -142,16 +142,17 @@ class CheckFailure(AssertionError):
                 **{name: getattr(self, name) for name in FIELDS}}
 
     def report(self) -> str:
+        """The block ``str()`` shows: a heading, then one field a line (case and hint wrapped)."""
         lines = [f"{self.label}: {self.function} fails case {self.number}"]
         for name in FIELDS:
             head = f"  {name + ':':<10}"
             value = getattr(self, name)
             if name in ("case", "hint"):
-                value = textwrap.fill(value, _WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
-                                      break_on_hyphens=False)
-                lines.append(value)
+                wrapped = textwrap.fill(value, _WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
+                                        break_on_hyphens=False)
+                lines.append(wrapped or head.rstrip())
             else:
-                lines.append(head + value)
+                lines.append(head + " ".join(value.splitlines()))
         return "\n".join(lines)
 
     def __reduce__(self):  # keyword-only fields: rebuild from them (a grader may pickle a failure)
