@@ -232,7 +232,7 @@ class Case:
             else:
                 hint = error_hint or (
                     f"{self.run.function} raised {type(exc).__name__} on this input; call it with the input "
-                    "above to see where (the traceback is printed above this report)"
+                    "above to see where (the exception is this failure's __cause__, with its traceback)"
                 )
             self.fail(_raised(exc), hint, cause=exc)
 
