@@ -11,10 +11,11 @@ import bisect
 import math
 import re
 import unicodedata
+from collections import Counter
 
 import pytest
 
-from toklab import bpe, decoders, unicode, unigram, wordpiece
+from toklab import bpe, decoders, patching, unicode, unigram, wordpiece
 from toklab.exercises import CheckFailure, get
 
 
@@ -122,6 +123,22 @@ def shortest_pieces_viterbi(text, scores):
     return out[::-1]
 
 
+def rise_towards_the_next_byte(entropies, threshold, rule):
+    if rule == "global":
+        return patching.patch_starts(entropies, threshold, rule).tolist()
+    n = len(entropies)
+    return [0] + [i for i in range(1, n - 1) if entropies[i + 1] - entropies[i] > threshold] if n else []
+
+
+def _bucket_groups(code_points, num_hashes, num_buckets):
+    return Counter(map(tuple, patching.hash_buckets(code_points, num_hashes, num_buckets).tolist())).values()
+
+
+def collisions_under_any_function(code_points, num_hashes, num_buckets):
+    columns = patching.hash_buckets(code_points, num_hashes, num_buckets).T.tolist()
+    return sum(any(col.count(col[i]) > 1 for col in columns) for i in range(len(code_points)))
+
+
 SLIPS = [
     ("ch00-ex1", lambda pipe, ids: pipe.model.decode(ids), "undo the post-processor"),
     ("ch00-ex1", lambda pipe, ids: pipe.decode(ids, skip_special_tokens=True),
@@ -164,6 +181,11 @@ SLIPS = [
     ("ch03_3-ex1", lambda text: len(text.encode("utf-8")), "UTF-8 bytes"),
     ("ch03_3-ex1", lambda text: len(text.encode("utf-16-le")), "UTF-16 *bytes*"),
     ("ch03_3-ex2", lambda text, start, end: (start, end), "*byte* offsets"),
+    ("ch06-ex1", rise_towards_the_next_byte, "the rise into byte i"),
+    ("ch06-ex1", lambda e, t, rule: patching.patch_starts(e, t, rule).tolist()[1:], "the first byte always starts"),
+    ("ch06-ex3", lambda cps, k, b: sum(1 for n in _bucket_groups(cps, k, b) if n > 1), "counts the colliding groups"),
+    ("ch06-ex3", lambda cps, k, b: sum(n - 1 for n in _bucket_groups(cps, k, b)), "leaves out one member"),
+    ("ch06-ex3", collisions_under_any_function, "under all hash functions at once"),
 ]
 
 

@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from toklab import bpe, unigram
-from toklab.exercises import REGISTRY, CheckFailure, checkers, get
+from toklab.patching import hash_buckets
+from toklab import exercises
+from toklab.exercises import CHAPTERS, REGISTRY, CheckFailure, checkers, get
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 LABELS = list(REGISTRY)
@@ -172,6 +174,27 @@ def char_span_rounding_down(text, start, end):
     return first, bisect.bisect_right(starts, end) - 1
 
 
+def patch_starts_at_or_above(entropies, threshold, rule):
+    """Takes a score equal to the threshold as a boundary."""
+    if not entropies:
+        return []
+    rises = [entropies[i] - entropies[i - 1] for i in range(1, len(entropies))]
+    scores = entropies[1:] if rule == "global" else rises
+    return [0] + [i + 1 for i, s in enumerate(scores) if s >= threshold]
+
+
+def threshold_aiming_at_n_over_m(entropies, mean_size):
+    """Puts about n / mean_size positions above the threshold (one patch too many)."""
+    ranked = sorted(entropies[1:], reverse=True)
+    k = min(len(entropies) - 1, round(len(entropies) / mean_size))
+    return ranked[k] if k < len(ranked) else min(ranked, default=0.0) - 1.0
+
+
+def colliding_pairs(code_points, num_hashes, num_buckets):
+    rows = Counter(map(tuple, hash_buckets(code_points, num_hashes, num_buckets).tolist()))
+    return sum(n * (n - 1) // 2 for n in rows.values())
+
+
 #: label -> (a typical slip, a phrase of the hint that names it)
 SLIPS = {
     "ch00-ex1": (decode_token_by_token, "join all the tokens' bytes first"),
@@ -190,6 +213,9 @@ SLIPS = {
     "ch03_2-ex2": (decode_with_python_replace, "becomes its own U+FFFD"),
     "ch03_3-ex1": (len, "surrogate pair"),
     "ch03_3-ex2": (char_span_rounding_down, "round the end up"),
+    "ch06-ex1": (patch_starts_at_or_above, "strictly above the threshold"),
+    "ch06-ex2": (threshold_aiming_at_n_over_m, "one patch too many"),
+    "ch06-ex3": (colliding_pairs, "count code points"),
 }
 
 
@@ -228,7 +254,7 @@ def test_registry_is_in_book_order_and_read_only():
     entries = list(checkers())
     assert [e.label for e in entries] == LABELS
     assert entries == sorted(entries, key=lambda e: (e.chapter, e.number))
-    assert len(LABELS) == len(set(LABELS)) == 16
+    assert len(LABELS) == len(set(LABELS))
     with pytest.raises(TypeError):
         REGISTRY["ch99-ex1"] = entries[0]  # type: ignore[index]
 
@@ -260,6 +286,18 @@ def test_the_chapter_names_the_checker_and_the_function(label):
     assert entry.check.__name__ in statement
     assert re.search(rf"`{re.escape(entry.function)}\(", statement), (
         f"{label}: the exercise does not ask for `{entry.function}(...)`")
+
+
+def test_every_chapter_module_is_loaded_and_every_checker_registered():
+    package = Path(exercises.__file__).parent
+    assert set(CHAPTERS) == {p.stem for p in package.glob("ch*.py")}
+    registered = {entry.check for entry in checkers()}
+    for chapter in CHAPTERS:
+        module = getattr(exercises, chapter)
+        functions = [getattr(module, name) for name in dir(module) if name.startswith("check_")]
+        assert functions, f"toklab.exercises.{chapter} has no checker"
+        assert all(f in registered for f in functions), f"an unregistered checker in {chapter}"
+        assert set(module.__all__) >= {f.__name__ for f in functions}
 
 
 def test_unknown_label_names_the_known_ones():

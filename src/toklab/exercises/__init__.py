@@ -18,21 +18,15 @@ order, and `get` finds one::
     entry.check(my_encode)         # the checker; entry.reference passes it
 """
 
-from . import ch00, ch01, ch02_1, ch02_2, ch02_3, ch03_1, ch03_2, ch03_3
+import importlib
+import pkgutil
+
 from .harness import REGISTRY, CheckFailure, Exercise, checkers, get
 
-__all__ = [
-    "REGISTRY",
-    "CheckFailure",
-    "Exercise",
-    "checkers",
-    "get",
-    "ch00",
-    "ch01",
-    "ch02_1",
-    "ch02_2",
-    "ch02_3",
-    "ch03_1",
-    "ch03_2",
-    "ch03_3",
-]
+#: The chapter modules, ``ch00`` ... : every one is imported here, so that its checkers are registered
+#: (a new chapter's module needs no line in this file).
+CHAPTERS = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("ch")))
+for _chapter in CHAPTERS:
+    importlib.import_module(f".{_chapter}", __name__)  # binds toklab.exercises.<chapter> as well
+
+__all__ = ["REGISTRY", "CHAPTERS", "CheckFailure", "Exercise", "checkers", "get", *CHAPTERS]
