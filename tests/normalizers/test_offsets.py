@@ -343,3 +343,24 @@ def test_hf_aligns_reordered_marks_by_position():
     text = "ạ́"
     assert _hf_alignment(text, "NFD") == ("ạ́", [(0, 1), (1, 2), (2, 3)])
     assert tn.normalize_with_offsets(text, "NFD") == ("ạ́", [(0, 1), (2, 3), (1, 2)])
+
+
+# ---------------------------------------------------------------------------
+# the reference: unicodedata.normalize, on real text
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_normalize_with_offsets_equals_unicodedata_normalize_on_corpus(form, corpus_texts):
+    """The mixed corpus file whole (many scripts, emoji, CRLF) and a slice of each other file.
+
+    The span contract is checked on the first 20,000 characters of each (it is
+    slow, and the code points that exercise it are covered exhaustively above).
+    """
+    texts = [corpus_texts["mixed"]] + [corpus_texts[name][:50_000] for name in ("en", "zh", "code")]
+    for text in texts:
+        normalized, offsets = tn.normalize_with_offsets(text, form)
+        assert normalized == unicodedata.normalize(form, text)
+        assert len(offsets) == len(normalized)
+        head, head_offsets = tn.normalize_with_offsets(text[:20_000], form)
+        _check_contract(text[:20_000], form, head, head_offsets)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab.sentencepiece import bpe_segment, reference_bpe_segment
+from toklab.pre_tokenizers.metaspace import split_words
+from toklab.sentencepiece import SentencePieceTokenizer, bpe_segment, reference_bpe_segment
 
 
 def test_bpe_rule_examples():
@@ -20,3 +21,22 @@ def test_bpe_rule_examples():
                                                     st.sampled_from([-3.0, -2.0, -1.0, -0.5]), max_size=12))
 def test_bpe_segment_equals_reference_bpe_segment(text, scores):
     assert bpe_segment(list(text), scores) == reference_bpe_segment(list(text), scores)
+
+
+def test_bpe_segment_equals_reference_bpe_segment_on_corpus(sp_model, eval_lines):
+    """Every distinct word of the held-out lines, with the scores of a BPE model sentencepiece trained.
+
+    Words come from the model's own normalizer (``▁`` marks each word start), and
+    a few short lines are segmented whole, as the encoder does (no pre-tokenization).
+    """
+    tok = SentencePieceTokenizer.from_sentencepiece(sp_model(model_type="bpe", normalization_rule_name="identity"))
+    scores = {e.piece: e.score for e in tok.pieces if e.kind == "normal"}
+    normalized = [tok.normalize(ln) for ln in eval_lines]
+    words = sorted({w for ln in normalized for w in split_words(ln)})
+    assert len(words) > 5000
+    for word in words:
+        assert bpe_segment(list(word), scores) == reference_bpe_segment(list(word), scores), word
+    lines = [ln for ln in normalized if 20 < len(ln) < 80][::10]
+    assert len(lines) > 50
+    for line in lines:
+        assert bpe_segment(list(line), scores) == reference_bpe_segment(list(line), scores), line
