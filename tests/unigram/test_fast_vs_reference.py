@@ -133,7 +133,7 @@ def _assert_same_scores(fast, ref):
         assert math.isclose(fast[piece], score, rel_tol=1e-12, abs_tol=1e-12), (piece, fast[piece], score)
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(case=m_step_cases(), bayesian=st.booleans())
 def test_reference_m_step_equals_m_step(case, bayesian):
     expected, alive, protected = case
@@ -203,7 +203,7 @@ def prune_cases(draw):
     return words, scores, protected, dead
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(prune_cases())
 def test_reference_prune_loss_equals_prune_losses(case):
     words, scores, protected, dead = case

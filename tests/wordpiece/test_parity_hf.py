@@ -66,7 +66,7 @@ def test_max_input_chars_per_word_matches_hf():
 
 # Without "#": when words contain the prefix characters, HF keeps stale pair
 # counts after merges that rebuild an existing string, and the runs diverge
-# (module docstring). BERT's pre-tokenizer never lets "#" into a longer word.
+# (`toklab.wordpiece.reference`). BERT's pre-tokenizer never lets "#" into a longer word.
 hf_word_dicts = st.dictionaries(
     st.text(alphabet="abcdé", min_size=1, max_size=7), st.integers(min_value=1, max_value=6), min_size=1, max_size=12
 )
