@@ -21,8 +21,13 @@ as Hugging Face ``tokenizers`` names it:
 - `vocabs`: the real r50k_base / cl100k_base / o200k_base vocabularies, hash-checked;
 - `unicode`: UTF-8 facts, GPT-2's byte-to-character table, graphemes, coordinates;
 - `metrics`: fertility with declared units, UNK rate, bits per byte;
+- `patching`: tokenizer-free input (§6): a next-byte model, fixed and entropy patches,
+  CANINE-style hash embeddings;
 - `corpus`: the bundled multilingual corpus; `viz`: token-boundary views;
 - `exercises`: checkers for the book's coding exercises; `book`: chapter helpers.
+
+The trainers are `toklab.train_bpe`, `toklab.train_wordpiece` and
+`toklab.train_unigram` (the ``train`` function of each algorithm package).
 
 The four tokenizers share one API: ``encode``, ``decode``, ``token_to_id``,
 ``id_to_token``, ``len()``, ``vocab`` (ID -> token), ``get_vocab()`` (token ->
@@ -33,9 +38,23 @@ the valid range; an unknown token string raises KeyError naming it.
 __version__ = "0.1.0"
 
 from .bpe import ByteBPE
+from .bpe import train as train_bpe
 from .pipeline import Pipeline, trace
 from .sentencepiece import SentencePieceTokenizer
 from .unigram import Unigram
+from .unigram import train as train_unigram
 from .wordpiece import WordPiece
+from .wordpiece import train as train_wordpiece
 
-__all__ = ["ByteBPE", "Pipeline", "SentencePieceTokenizer", "Unigram", "WordPiece", "trace", "__version__"]
+__all__ = [
+    "ByteBPE",
+    "Pipeline",
+    "SentencePieceTokenizer",
+    "Unigram",
+    "WordPiece",
+    "trace",
+    "train_bpe",
+    "train_unigram",
+    "train_wordpiece",
+    "__version__",
+]

@@ -91,7 +91,7 @@ def test_check_bits_per_byte_requires_validation():
     def no_checks(nll, b):
         return nll / (b * math.log(2))
 
-    with pytest.raises(AssertionError, match=r"raised ZeroDivisionError; expected ValueError"):
+    with pytest.raises(AssertionError, match=r"expected: raises ValueError\n  got:      raised ZeroDivisionError"):
         ch01.check_bits_per_byte(no_checks)
 
     def checks_bytes_only(nll, b):
@@ -99,7 +99,7 @@ def test_check_bits_per_byte_requires_validation():
             raise ValueError("no bytes")
         return nll / (b * math.log(2))
 
-    with pytest.raises(AssertionError, match=r"bits_per_byte\(-1.0, 8\) returned .* should raise ValueError"):
+    with pytest.raises(AssertionError, match=r"bits_per_byte\(-1.0, 8\)\n  expected: raises ValueError\n  got:      returned "):
         ch01.check_bits_per_byte(checks_bytes_only)
 
 

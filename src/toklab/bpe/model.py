@@ -25,10 +25,12 @@ from ..unicode import replace_surrogates
 from . import files
 from .encode import merge_chunk, merge_dropout, recover_split
 
-__all__ = ["ByteBPE"]
+__all__ = ["CACHE_LIMIT", "CACHE_PIECE_CHARS", "ByteBPE"]
 
-_CACHE_LIMIT = 500_000
-_CACHE_PIECE_CHARS = 200
+#: The chunk cache is emptied when it holds more than this many chunks.
+CACHE_LIMIT = 500_000
+#: Chunks of up to this many characters are cached (longer ones are rare and mostly unique).
+CACHE_PIECE_CHARS = 200
 
 
 class ByteBPE:
@@ -178,7 +180,7 @@ class ByteBPE:
         """Encode text with no special-token handling at all (specials are plain text)."""
         text = replace_surrogates(text)
         cache = self._cache
-        if len(cache) > _CACHE_LIMIT:
+        if len(cache) > CACHE_LIMIT:
             cache.clear()
         # One pass, filling the cache as we go: a chunk that repeats within this
         # text is encoded once (looking everything up first would miss every repeat
@@ -190,7 +192,7 @@ class ByteBPE:
             ids = get(piece)
             if ids is None:
                 ids = self.segment(piece)
-                if len(piece) <= _CACHE_PIECE_CHARS:
+                if len(piece) <= CACHE_PIECE_CHARS:
                     cache[piece] = ids
             extend(ids)
         return out

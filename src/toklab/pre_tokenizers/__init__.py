@@ -12,7 +12,7 @@ No token crosses a boundary this stage draws, so it decides what a token *can* b
 
 from .bert import BertPreTokenizer, bert_words
 from .metaspace import SPACE, escape, split_words, unescape, whitespace_rules
-from .patterns import PATTERNS, RegexSplit, last_safe_cut, onig_pattern, split, split_with_offsets
+from .patterns import PATTERNS, RegexSplit, last_safe_cut, onig_pattern, resolve, split, split_with_offsets
 
 __all__ = [
     "PATTERNS",
@@ -23,6 +23,7 @@ __all__ = [
     "escape",
     "last_safe_cut",
     "onig_pattern",
+    "resolve",
     "split",
     "split_with_offsets",
     "split_words",
