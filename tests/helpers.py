@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 
 # sentencepiece models trained for the tests (`sp_model` in tests/conftest.py)
 TRAIN_BYTES = 120_000  # per language, for training
@@ -13,3 +15,11 @@ COVERAGE = 0.9995  # < 1: rare characters stay out of the vocabulary
 def every_code_point() -> str:
     """Each code point (surrogates excluded) between two a's, so no two interact."""
     return "a" + "a".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF) + "a"
+
+
+@lru_cache(maxsize=None)
+def small_wordpiece():
+    """A BERT-style (uncased) WordPiece trained on 15 KB of each corpus file: 1,500 tokens."""
+    from toklab import corpus, wordpiece
+
+    return wordpiece.train([corpus.load(name, 15_000) for name in corpus.CORPUS], 1500)

@@ -9,13 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toklab import corpus
-from toklab import wordpiece as wp
 from toklab.decoders import WordPieceDecoder
 from toklab.normalizers import BertNormalizer
 from toklab.pipeline import Pipeline
 from toklab.post_processors import TemplateProcessing, bos_eos
 from toklab.pre_tokenizers import BertPreTokenizer
 from toklab.wordpiece import WordPieceModel
+
+from .helpers import small_wordpiece
 
 SPECIALS = {"[CLS]": 101, "[SEP]": 102, "<s>": 1, "</s>": 2}
 BERT = TemplateProcessing("[CLS] $A [SEP]", SPECIALS, pair="[CLS] $A [SEP] $B [SEP]")
@@ -67,7 +68,7 @@ def test_bos_eos():
 
 @lru_cache(maxsize=None)
 def _bert_pipeline() -> Pipeline:
-    vocab = wp.train([corpus.load(n, 15_000) for n in corpus.CORPUS], 1500).get_vocab()
+    vocab = small_wordpiece().get_vocab()
     template = TemplateProcessing(
         "[CLS] $A [SEP]", {"[CLS]": vocab["[CLS]"], "[SEP]": vocab["[SEP]"]}, pair="[CLS] $A [SEP] $B [SEP]"
     )

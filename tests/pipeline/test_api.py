@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 import toklab
 from toklab import book, corpus
 from toklab import unigram as ug
-from toklab import wordpiece as wp
 from toklab.pipeline import Pipeline
 from toklab.pre_tokenizers.metaspace import SPACE, escape
 
+from ..helpers import small_wordpiece
 from .helpers import trained
 
 NAMES = ["bytebpe", "cl100k_base", "wordpiece", "unigram", "unigram-bytes", "sentencepiece", "pipeline"]
@@ -40,7 +40,7 @@ def _built(name: str):
     if name == "bytebpe":
         return trained()
     if name == "wordpiece":
-        return wp.train([corpus.load(n, 15_000) for n in corpus.CORPUS], 1500)
+        return small_wordpiece()
     if name == "unigram":
         return ug.train(list(_unigram_lines()), 600, special_tokens=["<s>", "</s>"])
     if name == "unigram-bytes":

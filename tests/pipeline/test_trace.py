@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 import toklab
 from toklab import book, corpus
-from toklab import wordpiece as wp
 from toklab.decoders import WordPieceDecoder
 from toklab.normalizers import NORMAL_FORMS as NORMALIZERS
 from toklab.normalizers import BertNormalizer
@@ -27,6 +26,7 @@ from toklab.unicode import to_proxy
 from toklab.unigram import Unigram
 from toklab.wordpiece import WordPieceModel
 
+from ..helpers import small_wordpiece
 from .helpers import sample_texts, trained
 
 
@@ -81,7 +81,7 @@ def _built(name: str):
     if name == "trained-bpe":
         return trained()
     if name == "wordpiece":
-        return wp.train([corpus.load(n, 15_000) for n in corpus.CORPUS], 1500)
+        return small_wordpiece()
     if name == "bert-cls-sep":  # BERT's stages as a plain Pipeline, with its [CLS] ... [SEP] template
         vocab = _built("wordpiece").get_vocab()
         return Pipeline(
