@@ -256,6 +256,15 @@ class Pipeline:
     def id_to_token(self, token_id: int) -> Any:
         return self.model.id_to_token(token_id)
 
+    @property
+    def vocab(self) -> dict[int, Any]:
+        """ID -> token, the model's."""
+        return self.model.vocab
+
+    def get_vocab(self) -> dict[Any, int]:
+        """Token -> ID, the model's."""
+        return self.model.get_vocab()
+
     def __len__(self) -> int:
         return len(self.model)
 

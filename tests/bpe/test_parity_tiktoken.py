@@ -14,8 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import bpe
+from toklab import corpus
 from toklab.bpe import encode as bpe_encode
+from toklab.bpe import merge_long
+
+from .helpers import PAD
 
 NAMES = ("r50k_base", "cl100k_base", "o200k_base")
 EOT = "<|endoftext|>"
@@ -315,3 +318,48 @@ def test_encode_batch(name, real):
     _, tok, enc = real(name)
     texts = list(ADVERSARIAL.values())
     assert tok.encode_batch(texts) == enc.encode_batch(texts)
+
+
+# --------------------------------------------- export: ByteBPE.to_tiktoken
+
+
+def test_to_tiktoken_matches_on_corpus(tok, sample):
+    enc = tok.to_tiktoken("toklab-test")
+    assert enc.n_vocab == tok.n_vocab
+    for name in corpus.CORPUS:
+        text = corpus.load(name, 80_000)[40_000:]
+        assert enc.encode(text) == tok.encode(text), name
+    assert enc.encode(sample, allowed_special="all") == tok.encode(sample, allowed_special="all")
+    assert enc.encode(sample, disallowed_special=()) == tok.encode(sample, disallowed_special=())
+    ids = tok.encode(sample, allowed_special={PAD}, disallowed_special=())
+    assert enc.encode(sample, allowed_special={PAD}, disallowed_special=()) == ids
+    assert tok.special_tokens[PAD] in ids and tok.special_tokens[EOT] not in ids
+
+
+@settings(max_examples=200)
+@given(
+    text=st.one_of(
+        st.text(st.characters(blacklist_categories=("Cs",)), max_size=120),
+        st.lists(st.sampled_from(["the", " ", "\n", "注意", EOT, PAD, "12345", "'s", "😀", "def", "("]), max_size=40).map(
+            "".join
+        ),
+    )
+)
+def test_to_tiktoken_matches_on_random_text(tok, exported, text):
+    enc = exported
+    assert enc.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+    assert enc.encode(text, disallowed_special=()) == tok.encode(text, disallowed_special=())
+
+
+# ------------------------------- one long chunk against tiktoken's own BPE
+
+
+@pytest.mark.parametrize("unit", ["a", " ", "ab", "the ", "注", "7", "=-"])
+def test_merge_long_equals_tiktoken_on_100kb_runs(unit, trained, real):
+    """100 KB single chunks: the heap merge against tiktoken's own BPE on the same ranks."""
+    data = (unit * 100_000).encode("utf-8")[:100_000]
+    for tok, enc in ((trained["gpt2"], trained["gpt2"].to_tiktoken()), (real("cl100k_base")[1], real("cl100k_base")[2])):
+        ranks = tok.mergeable_ranks()
+        ids = [ranks[p] for p in merge_long(data, ranks)]
+        assert ids == enc._encode_single_piece(data)
+        assert b"".join(tok.tokens(ids)) == data

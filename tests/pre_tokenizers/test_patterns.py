@@ -1,4 +1,5 @@
-"""The pre-tokenizer catalogue: exact patterns, lossless splits, safe cut points."""
+"""The pre-tokenizer catalogue (`toklab.pre_tokenizers.patterns`): exact patterns, lossless splits,
+safe cut points, and the rewrite for Oniguruma (Hugging Face `tokenizers`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import pretokenize
+from toklab.pre_tokenizers import onig_pattern
+from toklab.pre_tokenizers import patterns as pretokenize
 
 NAMES = ("gpt2", "gpt2-2019", "cl100k", "o200k")
 SAFE_NAMES = ("gpt2", "cl100k", "o200k")
@@ -200,3 +202,24 @@ def test_custom_regex_is_used():
     assert pretokenize.split("ab cd", r"\S+|\s+") == ["ab", " ", "cd"]
     assert pretokenize.pattern_name(pretokenize.PATTERNS["o200k"]) == "o200k"
     assert pretokenize.pattern_name(r"\S+") is None
+
+
+# ---------------------------- Hugging Face: the same split under Oniguruma
+
+
+def test_onig_pattern_rewrites_only_bounded_possessives():
+    from tokenizers import Regex, pre_tokenizers
+
+    assert onig_pattern(pretokenize.resolve("gpt2")) == pretokenize.resolve("gpt2")
+    assert onig_pattern(pretokenize.resolve("o200k")) == pretokenize.resolve("o200k")
+    rewritten = onig_pattern(pretokenize.resolve("cl100k"))
+    assert r"(?>\p{N}{1,3})" in rewritten and r"{1,3}+" not in rewritten
+
+    def chunks(p):
+        return [c for c, _ in pre_tokenizers.Split(Regex(p), behavior="isolated").pre_tokenize_str("x 12345")]
+
+    assert chunks(rewritten) == pretokenize.split("x 12345", "cl100k") == ["x", " ", "123", "45"]
+    # verbatim, Oniguruma reads {1,3}+ as ({1,3})+ and keeps the digits together
+    assert chunks(pretokenize.resolve("cl100k")) == ["x", " ", "12345"]
+    with pytest.raises(ValueError, match="cannot rewrite"):
+        onig_pattern(r"(?:ab){2}+")

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from toklab import bpe
+from toklab import bpe, corpus
 from toklab.bpe import reference_encode, reference_train
 
 
@@ -130,3 +130,49 @@ def test_invalid_tie_break_raises(bad):
         reference_train(chars({"ab": 1}), 1, tie_break=bad)
     with pytest.raises(ValueError, match="tie_break"):
         bpe.train("abab abab", 260, tie_break=bad)
+
+
+# ---------------------------------------------------------------- the step callback
+
+
+def test_reference_train_on_step_sees_every_step_counts_and_chosen_pair():
+    words = chars({"low": 5, "lower": 2, "newest": 6, "widest": 3}, end="</w>")
+    seen = []
+    merges = reference_train(words, 8, on_step=lambda step, counts, pair: seen.append((step, dict(counts), pair)))
+    assert [step for step, _, _ in seen] == list(range(1, len(merges) + 1)) == list(range(1, 9))
+    assert [pair for _, _, pair in seen] == merges
+    corpus = dict(words)
+    for (step, counts, pair), merge in zip(seen, merges):
+        assert counts == pair_counts(corpus), step  # the counts of the corpus as it is before this step
+        assert counts[pair] == max(counts.values())
+        assert pair == min(p for p, c in counts.items() if c == counts[pair])  # "smallest" breaks the tie
+        corpus = apply_merge(corpus, merge)
+    # the first step's three-way tie is visible to the caller, as the book shows it
+    assert sorted(p for p, c in seen[0][1].items() if c == 9) == [("e", "s"), ("s", "t"), ("t", "</w>")]
+
+
+def test_reference_train_on_step_is_not_called_for_the_step_that_stops():
+    words = chars({"ab": 5, "cd": 2, "ef": 1})
+    for min_frequency, expected in ((1, 3), (2, 2), (3, 1), (6, 0)):
+        calls = []
+        merges = reference_train(words, 10, min_frequency=min_frequency, on_step=lambda *args: calls.append(args))
+        assert len(calls) == len(merges) == expected
+        assert all(counts[pair] >= min_frequency for _, counts, pair in calls)
+    calls = []
+    assert reference_train(chars({"abcd": 1}), 100, on_step=lambda *args: calls.append(args)) == [
+        ("a", "b"), ("ab", "c"), ("abc", "d")
+    ]
+    assert [step for step, _, _ in calls] == [1, 2, 3]  # exhausted: no call once nothing is left to merge
+
+
+def test_reference_train_on_step_on_corpus_bytes_matches_the_fast_trainer():
+    """On real pre-token counts the callback's pairs are the fast trainer's merges, in order."""
+    text = corpus.load("en", 6000)
+    counts = bpe.pretoken_counts(text)
+    words = {tuple(bytes([b]) for b in piece.encode("utf-8")): c for piece, c in counts.items()}
+    seen = []
+    reference_train(words, 40, tie_break="largest", on_step=lambda step, c, pair: seen.append((c[pair], pair)))
+    fast = bpe.train(text, 256 + 40, tie_break="largest").merges
+    assert [pair for _, pair in seen] == fast
+    frequencies = [n for n, _ in seen]
+    assert frequencies[0] == max(frequencies) and all(n >= 1 for n in frequencies)
