@@ -360,7 +360,9 @@ class Pipeline:
             hf.normalizer = self.normalizer.to_hf()
         if self.pre_tokenizer is not None:
             hf.pre_tokenizer = self.pre_tokenizer.to_hf()
-        specials = self.special_tokens
+        # Template tokens ([CLS], [SEP]) are special to HF too, so its decode skips them as ours does.
+        template = dict(getattr(self.post_processor, "special_tokens", {}) or {})
+        specials = {**template, **self.special_tokens}
         hf.add_special_tokens(sorted(specials, key=specials.__getitem__))
         if self.post_processor is not None:
             hf.post_processor = self.post_processor.to_hf()

@@ -170,3 +170,16 @@ def test_unigram_decode_of_unknowns_and_control_pieces():
     assert model.decode(ids) == "\u2581the \u2047 \u2581cat"  # sentencepiece's surface for <unk>
     bos, eos = model.token_to_id("<s>"), model.token_to_id("</s>")
     assert model.decode([bos, *model.encode("\u2581cat"), eos]) == "\u2581cat"  # control pieces vanish
+
+
+def test_lone_surrogates_and_bool_ids_get_clear_errors():
+    """A sentencepiece model cannot take a lone surrogate (nor can the library): say where it is."""
+    from toklab import ByteBPE, SentencePieceTokenizer
+    from toklab.sentencepiece_model import SPConfig
+
+    tok = SentencePieceTokenizer([("<unk>", 0.0, "unknown"), ("a", -1.0), ("b", -2.0)], SPConfig(normalization="identity"))
+    with pytest.raises(ValueError, match=r"lone surrogate \(U\+D800\) at position 1"):
+        tok.encode("a\ud800b")
+    cl100k = ByteBPE.from_tiktoken("cl100k_base")
+    with pytest.raises(ValueError, match="not a bool"):
+        cl100k.id_to_token(True)
