@@ -33,8 +33,6 @@ data/parallel/locales.tsv (every locale's translated share and whether it is inc
 from __future__ import annotations
 
 import argparse
-import hashlib
-import os
 import re
 import sys
 import unicodedata
@@ -42,7 +40,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from build_corpus import HANDBOOK, html_paragraphs  # noqa: E402  (same extraction as the corpus)
+from build_corpus import HANDBOOK, html_paragraphs, write_or_check  # noqa: E402  (same extraction as the corpus)
 
 OUT = HERE / "parallel"
 CHAPTERS = [
@@ -121,26 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         print("missing source; install it with:\n  apt-get update && apt-get install -y "
               "--no-install-recommends debian-handbook", file=sys.stderr)
         return 2
-    bad = 0
     files = build()
-    if not args.check:
-        args.out.mkdir(parents=True, exist_ok=True)
-        for stale in set(p.name for p in args.out.glob("*.t[xs][tv]")) - set(files):
+    if not args.check and args.out.is_dir():  # a locale dropped by a new build must not linger
+        for stale in {p.name for p in args.out.glob("*.t[xs][tv]")} - set(files):
             (args.out / stale).unlink()
-    for name, text in sorted(files.items()):
-        data = text.encode("utf-8")
-        target = args.out / name
-        digest = hashlib.sha256(data).hexdigest()
-        if args.check:
-            ok = target.is_file() and target.read_bytes() == data
-            bad += not ok
-            print(f"{'ok  ' if ok else 'DIFF'} {name:12} {len(data):>8} {digest}")
-        else:
-            tmp = target.with_suffix(target.suffix + ".tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, target)
-            print(f"{name:12} {len(data):>8} {digest}")
-    return 1 if bad else 0
+    return write_or_check({name: text.encode("utf-8") for name, text in sorted(files.items())}, args.out, args.check)
 
 
 if __name__ == "__main__":

