@@ -182,3 +182,23 @@ def test_resize_bad_input(small):
         ext.resize_embeddings(small, new, emb[0], descriptions={"<|tool|>": "x"})
     with pytest.raises(ValueError, match="optimizer_state"):
         ext.resize_embeddings(small, new, emb, descriptions={"<|tool|>": "x"}, optimizer_state={"embedding": {"m": emb[:2]}})
+
+
+def test_same_result_under_any_hash_seed():
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import toklab; from toklab import corpus, extension as ext\n"
+        "tok = toklab.bpe.train(corpus.load('en', 50_000), 350)\n"
+        "new = ext.extend(tok, [' tokenizer', ' vocabulary'], special=False)\n"
+        "new = ext.extend(new, ['<|a|>', '<|b|>'], special=True)\n"
+        "print(new.fingerprint(), sorted(ext.old_segmentation(tok, new).items()))\n"
+    )
+    outs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outs) == 1
