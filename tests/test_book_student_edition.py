@@ -237,3 +237,12 @@ def test_stage_student_edition_refuses_a_notebook_out_of_step_with_its_chapter(t
     (root / "book" / "ch99_x.md").write_text(CHAPTER.replace("x = 1", "x = 2"))
     with pytest.raises(ValueError, match=r"notebooks/ch99_x.ipynb does not match .*make notebooks"):
         stage_student_edition(tmp_path / "out", root)
+
+
+def test_stage_student_edition_refuses_a_chapter_without_its_notebook(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    _tiny_book(root, CHAPTER)
+    (root / "notebooks" / "ch99_x.ipynb").unlink()
+    with pytest.raises(ValueError, match=r"book/ch99_x.md is a notebook without notebooks/ch99_x.ipynb"):
+        stage_student_edition(tmp_path / "out", root)

@@ -254,6 +254,14 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _is_notebook(text: str) -> bool:
+    """Whether MyST text is a jupytext notebook (front matter naming a kernel)."""
+    if not text.startswith("---"):
+        return False
+    front, _, _ = text[3:].partition("\n---")
+    return "kernelspec:" in front
+
+
 def _check_paired(md: Path, nb: dict[str, Any]) -> None:
     """Fail unless notebook ``nb`` has the same cells (type, source, tags) as chapter ``md``."""
     import jupytext
@@ -278,9 +286,9 @@ def stage_student_edition(dest: str | os.PathLike[str], root: str | os.PathLike[
     ``dest`` gets ``_config.yml`` (``_config.yml`` with ``_config_student.yml`` merged on
     top), ``_toc.yml``, and ``book/``: each chapter ``book/chNN….md`` is replaced by its
     executed notebook ``notebooks/chNN….ipynb`` with the solutions removed
-    (``strip_notebook_solutions``), which must have the same cells as the chapter (else
-    ``ValueError``: run ``make notebooks``); other Markdown pages are copied with
-    ``strip_solutions`` applied, other files as they are. The top-level folders a chapter
+    (``strip_notebook_solutions``), which must exist and have the same cells as the
+    chapter (else ``ValueError``: run ``make notebooks``); other Markdown pages are copied
+    with ``strip_solutions`` applied, other files as they are. The top-level folders a chapter
     may ``literalinclude`` (``src``, ``data``, ``tests``, ``benchmarks``) are symlinked, so
     ``../src/…`` paths resolve as in the full build.
     """
@@ -313,6 +321,11 @@ def stage_student_edition(dest: str | os.PathLike[str], root: str | os.PathLike[
             )
         else:
             text = md.read_text(encoding="utf-8")
+            if _is_notebook(text):
+                raise ValueError(
+                    f"{md.relative_to(root)} is a notebook without notebooks/{rel.with_suffix('.ipynb')}: "
+                    "run `make notebooks` (the student edition renders the executed notebooks)"
+                )
             target.write_text(strip_solutions(text, where=str(md.relative_to(root))), encoding="utf-8")
     for name in ("src", "data", "tests", "benchmarks"):
         if (root / name).exists():

@@ -47,6 +47,18 @@ def pages(site: Path) -> list[str]:
     )
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(path: str):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(Path(path).read_text(encoding="utf-8"), "html.parser")
+
+
+def parsed(path: Path):
+    """The parsed HTML of ``path``, parsed once per test session: do not modify it."""
+    return _parsed(str(Path(path).resolve()))
+
+
 def chapter_pages(site: Path) -> list[str]:
     """The chapters' pages (``book/ch*.html``)."""
     return [p for p in pages(site) if Path(p).name.startswith("ch")]

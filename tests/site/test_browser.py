@@ -16,9 +16,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from bs4 import BeautifulSoup
 
-from siteutil import SCREENSHOTS, chapter_pages, open_page, pages
+from siteutil import SCREENSHOTS, chapter_pages, open_page, pages, parsed
 
 # Facts about a loaded page, read in the browser after MathJax has run.
 PAGE_FACTS = r"""
@@ -104,74 +103,115 @@ def test_every_image_loads_and_has_alt_text(visits):
     assert not problems, "\n".join(problems)
 
 
-# ---------------------------------------------------------------------------- interaction
-
-
-def test_dropdowns_open_and_close(browser, http_base, site):
-    """Every toggle (solutions in dropdowns) and every <details> (hidden code) on a chapter."""
-    problems, solutions, details = [], 0, 0
-    for rel in chapter_pages(site):
-        context, page, record = open_page(browser, http_base, rel)
+def test_student_edition_pages_load_cleanly_from_disk(browser, student_site):
+    """The student edition, opened from disk: same checks, once (it shares the theme)."""
+    problems = []
+    base = student_site.as_uri() + "/"
+    for rel in pages(student_site):
+        context, page, record = open_page(browser, base, rel)
         try:
-            toggles = page.locator(".admonition.toggle")
-            for i in range(toggles.count()):
-                box = toggles.nth(i)
-                name = box.get_attribute("id")
-                solutions += "solution" in (box.get_attribute("class") or "")
-                content = box.locator(":scope > .admonition-title ~ *").first
-                button = box.locator(":scope > .admonition-title .toggle-button")
-                states = [content.is_visible()]
-                for _ in range(2):
-                    button.click()
-                    states.append(content.is_visible())
-                if states != [False, True, False]:
-                    problems.append(f"{rel}: dropdown {name}: visible before/after clicks {states}")
-            boxes = page.locator("details")
-            for i in range(boxes.count()):
-                box = boxes.nth(i)
-                details += 1
-                summary = box.locator(":scope > summary")
-                states = [box.evaluate("d => d.open")]
-                for _ in range(2):
-                    summary.click()
-                    states.append(box.evaluate("d => d.open"))
-                if states != [False, True, False]:
-                    problems.append(f"{rel}: <details> #{i} ({summary.inner_text()!r}): open {states}")
-            problems += [f"{rel}: {p}" for p in record.problems()]
+            facts = page.evaluate(PAGE_FACTS)
         finally:
             context.close()
-    assert solutions >= len(chapter_pages(site)), f"only {solutions} solution dropdowns in the chapters"
-    assert details > 0, "no <details> (hidden code cells) in any chapter"
+        problems += [f"{rel}: {p}" for p in record.problems()]
+        if facts["typeset"] != facts["math"] or facts["merror"] or facts["raw"]:
+            problems.append(f"{rel}: math {facts['typeset']}/{facts['math']} typeset, errors {facts['merror']}, raw {facts['raw']}")
+        problems += [f"{rel}: image {i['src']} not loaded or without alt text"
+                     for i in facts["images"] if not i["loaded"] or not (i["alt"] or "").strip() or FILE_NAME.search(i["alt"])]
+    assert len(pages(student_site)) >= 10
     assert not problems, "\n".join(problems)
 
 
-def test_code_cells_have_working_copy_buttons(browser, http_base, site):
-    problems, blocks = [], 0
+# ---------------------------------------------------------------------------- interaction
+
+
+# Open and close every dropdown of a page by clicking it, the way a reader does: each
+# solution box (sphinx-togglebutton: the button in its title) and each <details> (hidden
+# code cells: its summary). Shown means rendered, not visibility:hidden and not squashed
+# to no height (the toggle also fades in, so opacity is not read).
+TOGGLE_EVERYTHING = r"""
+() => {
+  const shown = el => el.checkVisibility({visibilityProperty: true})
+                      && el.getBoundingClientRect().height > 0;
+  const out = {toggles: [], details: []};
+  for (const box of document.querySelectorAll('.admonition.toggle')) {
+    const content = box.querySelector(':scope > .admonition-title ~ *');
+    const button = box.querySelector(':scope > .admonition-title .toggle-button');
+    const states = [shown(content)];
+    for (let k = 0; k < 2; k++) { button.click(); states.push(shown(content)); }
+    out.toggles.push({id: box.id, solution: box.classList.contains('solution'), states});
+  }
+  for (const [i, box] of [...document.querySelectorAll('details')].entries()) {
+    const summary = box.querySelector(':scope > summary');
+    const content = box.querySelector(':scope > :not(summary)');
+    const states = [box.open && shown(content)];
+    for (let k = 0; k < 2; k++) { summary.click(); states.push(box.open && shown(content)); }
+    out.details.push({i, summary: summary.textContent.trim(), states});
+  }
+  return out;
+}
+"""
+
+COPY_BUTTONS = r"""
+() => [...document.querySelectorAll('div.highlight')]
+        .filter(h => h.querySelector('pre') && !h.querySelector('button.copybtn')).length
+"""
+
+
+@pytest.fixture(scope="module")
+def chapter_interactions(browser, http_base, site):
+    """Load every chapter once over HTTP; toggle its dropdowns and try a copy button."""
+    out = {}
     for rel in chapter_pages(site):
         context, page, record = open_page(browser, http_base, rel)
         try:
             context.grant_permissions(["clipboard-read", "clipboard-write"], origin=http_base.rstrip("/"))
-            missing = page.evaluate(
-                "() => [...document.querySelectorAll('div.highlight')]"
-                ".filter(h => h.querySelector('pre') && !h.querySelector('button.copybtn')).length"
-            )
-            count = page.locator("div.cell_input div.highlight").count()
-            blocks += count
-            if missing:
-                problems.append(f"{rel}: {missing} code blocks without a copy button")
-            if not count:
-                problems.append(f"{rel}: no code cells")
-                continue
-            cell = page.locator("div.cell_input div.highlight").filter(has=page.locator("pre:visible")).first
-            expected = cell.locator("pre").inner_text().strip()
-            cell.hover()
-            cell.locator("button.copybtn").click()
-            copied = page.evaluate("() => navigator.clipboard.readText()").strip()
-            if copied != expected:
-                problems.append(f"{rel}: the copy button copied {copied[:60]!r}, not {expected[:60]!r}")
-            problems += [f"{rel}: {p}" for p in record.problems()]
+            result = {"missing_copy": page.evaluate(COPY_BUTTONS)}
+            cells = page.locator("div.cell_input div.highlight")
+            result["cells"] = cells.count()
+            if result["cells"]:
+                # A visible code cell: hover shows its copy button, a real click copies.
+                cell = cells.filter(has=page.locator("pre:visible")).first
+                result["expected"] = cell.locator("pre").inner_text().strip()
+                cell.hover()
+                cell.locator("button.copybtn").click()
+                result["copied"] = page.evaluate("() => navigator.clipboard.readText()").strip()
+            result.update(page.evaluate(TOGGLE_EVERYTHING))
+            result["problems"] = record.problems()
+            out[rel] = result
         finally:
             context.close()
+    return out
+
+
+def test_dropdowns_open_and_close(chapter_interactions):
+    """Every solution dropdown and every <details> (hidden code) on every chapter."""
+    problems, solutions, details = [], 0, 0
+    for rel, r in chapter_interactions.items():
+        for t in r["toggles"]:
+            solutions += t["solution"]
+            if t["states"] != [False, True, False]:
+                problems.append(f"{rel}: dropdown {t['id']}: visible before/after two clicks {t['states']}")
+        for d in r["details"]:
+            details += 1
+            if d["states"] != [False, True, False]:
+                problems.append(f"{rel}: <details> #{d['i']} ({d['summary']!r}): open {d['states']}")
+        problems += [f"{rel}: {p}" for p in r["problems"]]
+    assert solutions >= len(chapter_interactions), f"only {solutions} solution dropdowns in the chapters"
+    assert details > 0, "no <details> (hidden code cells) in any chapter"
+    assert not problems, "\n".join(problems)
+
+
+def test_code_cells_have_working_copy_buttons(chapter_interactions):
+    problems, blocks = [], 0
+    for rel, r in chapter_interactions.items():
+        blocks += r["cells"]
+        if r["missing_copy"]:
+            problems.append(f"{rel}: {r['missing_copy']} code blocks without a copy button")
+        if not r["cells"]:
+            problems.append(f"{rel}: no code cells")
+        elif r["copied"] != r["expected"]:
+            problems.append(f"{rel}: the copy button copied {r['copied'][:60]!r}, not {r['expected'][:60]!r}")
     assert blocks >= 50, f"only {blocks} code cells in the chapters"
     assert not problems, "\n".join(problems)
 
@@ -193,7 +233,7 @@ def unique_terms(site: Path) -> dict[str, str]:
     import snowballstemmer
 
     stem = snowballstemmer.stemmer("porter").stemWord
-    texts = {rel: BeautifulSoup((site / rel).read_text(encoding="utf-8"), "html.parser") for rel in pages(site)}
+    texts = {rel: parsed(site / rel) for rel in pages(site)}
     words = {rel: " ".join(sorted(set(_words(soup.get_text(" "))))) for rel, soup in texts.items()}
     terms = {}
     for rel in chapter_pages(site):
@@ -238,7 +278,7 @@ def test_search_finds_a_word_only_one_chapter_has(browser, base, site, chapter_t
 
 def _ids(html_path: Path, cache: dict) -> set[str]:
     if html_path not in cache:
-        soup = BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
+        soup = parsed(html_path)
         cache[html_path] = {e["id"] for e in soup.find_all(id=True)} | {e["name"] for e in soup.find_all("a", attrs={"name": True})}
     return cache[html_path]
 
@@ -251,7 +291,7 @@ def test_every_internal_link_and_anchor_resolves(edition, request):
     problems, links = [], 0
     for rel in pages(built):
         path = (built / rel).resolve()
-        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        soup = parsed(path)
         for a in soup.find_all("a", href=True):
             href = a["href"].strip()
             parts = urlsplit(href)

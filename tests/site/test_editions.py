@@ -21,13 +21,13 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from siteutil import ROOT, chapter_pages
+from siteutil import ROOT, chapter_pages, parsed
 
 N = 8  # words per shingle
 
 
 def _soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    return parsed(path)
 
 
 def _shingles(text: str) -> set[tuple[str, ...]]:

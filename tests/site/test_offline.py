@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from siteutil import pages
+from siteutil import pages, parsed
 
 # <link rel=…> values that make the browser fetch the target.
 LOADING_RELS = {"stylesheet", "preload", "modulepreload", "prefetch", "icon", "shortcut", "apple-touch-icon", "manifest"}
@@ -59,9 +59,8 @@ def _check(url: str, base_file: Path, site: Path) -> str | None:
     return None
 
 
-def resource_urls(html: str) -> list[tuple[str, str]]:
+def resource_urls(soup: BeautifulSoup) -> list[tuple[str, str]]:
     """(what, url) for everything a page makes the browser fetch, from its markup alone."""
-    soup = BeautifulSoup(html, "html.parser")
     found = []
     for link in soup.find_all("link"):
         rels = {r.lower() for r in (link.get("rel") or [])}
@@ -92,7 +91,7 @@ def test_pages_fetch_only_files_of_the_site(built):
     checked = 0
     for rel in pages(built):
         path = built / rel
-        for what, url in resource_urls(path.read_text(encoding="utf-8")):
+        for what, url in resource_urls(parsed(path)):
             checked += 1
             why = _check(url, path, built)
             if why:
@@ -121,7 +120,7 @@ def test_mathjax_and_its_fonts_are_part_of_the_site(built):
     math_pages = [rel for rel in pages(built) if 'class="math' in (built / rel).read_text(encoding="utf-8")]
     assert math_pages, "no page has math: the check below would test nothing"
     for rel in math_pages:
-        soup = BeautifulSoup((built / rel).read_text(encoding="utf-8"), "html.parser")
+        soup = parsed(built / rel)
         sources = [s["src"] for s in soup.find_all("script", src=True) if "mathjax" in s["src"].lower()]
         assert sources, f"{rel} has math but loads no MathJax"
         for src in sources:
