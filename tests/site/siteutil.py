@@ -8,6 +8,7 @@ refused and recorded, so a page that needs the network fails the tests.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -32,7 +33,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
     # No host name resolves: a request for another host fails even if it slipped past
-    # the request filter of open_page.
+    # the request filter of opened().
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 INSTALL_HINT = "apt-get install chromium (Debian/Ubuntu), or set CHROMIUM=/path/to/chromium"
@@ -106,34 +107,37 @@ class Record:
         )
 
 
-def open_page(browser, base: str, path: str, **context_options):
+@contextlib.contextmanager
+def opened(browser, base: str, path: str, **context_options):
     """Open ``base + path`` in a new browser context that can reach only the site.
 
-    Returns ``(context, page, record)``; the caller closes the context. A request for
-    any URL outside ``base`` (another host, a CDN) is aborted and listed in
-    ``record.outside``.
+    Yields ``(page, record)`` and closes the context afterwards. A request for any URL
+    outside ``base`` (another host, a CDN) is aborted and listed in ``record.outside``.
     """
     context = browser.new_context(service_workers="block", **context_options)
-    record = Record()
+    try:
+        record = Record()
 
-    def gate(route):
-        url = route.request.url
-        if url.startswith(base) or url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            record.outside.append(url)
-            route.abort("blockedbyclient")
+        def gate(route):
+            url = route.request.url
+            if url.startswith(base) or url.startswith(("data:", "blob:")):
+                route.continue_()
+            else:
+                record.outside.append(url)
+                route.abort("blockedbyclient")
 
-    context.route("**/*", gate)
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and record.console_errors.append(m.text))
-    page.on("pageerror", lambda e: record.page_errors.append(str(e)))
-    page.on("request", lambda r: record.requested.append(r.url))
-    page.on("requestfailed", lambda r: record.failed.append(f"{r.url} ({r.failure})"))
-    page.on("response", lambda r: r.status >= 400 and record.bad_status.append(f"{r.status} {r.url}"))
-    page.goto(base + path, wait_until="load")
-    settle(page)
-    return context, page, record
+        context.route("**/*", gate)
+        page = context.new_page()
+        page.on("console", lambda m: m.type == "error" and record.console_errors.append(m.text))
+        page.on("pageerror", lambda e: record.page_errors.append(str(e)))
+        page.on("request", lambda r: record.requested.append(r.url))
+        page.on("requestfailed", lambda r: record.failed.append(f"{r.url} ({r.failure})"))
+        page.on("response", lambda r: r.status >= 400 and record.bad_status.append(f"{r.status} {r.url}"))
+        page.goto(base + path, wait_until="load")
+        settle(page)
+        yield page, record
+    finally:
+        context.close()
 
 
 def settle(page) -> None:

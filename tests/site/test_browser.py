@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from siteutil import SCREENSHOTS, chapter_pages, open_page, pages, parsed
+from siteutil import SCREENSHOTS, chapter_pages, opened, pages, parsed, serve
 
 # Facts about a loaded page, read in the browser after MathJax has run.
 PAGE_FACTS = r"""
@@ -48,16 +48,28 @@ async () => {
 """
 
 
-@pytest.fixture(scope="module")
-def visits(browser, base, site):
-    """Open every page once per scheme (file, http): {page: (record, facts)}."""
+@pytest.fixture(scope="module", params=["full, file://", "full, HTTP", "student, file://"])
+def visits(request, browser, site, student_site):
+    """Open every page of an edition once, from disk or served: {page: (record, facts)}.
+
+    The student edition shares the theme and the assets, so it is opened from disk only.
+    """
+    edition, scheme = request.param.split(", ")
+    built = site if edition == "full" else student_site
+    server = None
+    if scheme == "HTTP":
+        server, base = serve(built)
+    else:
+        base = built.as_uri() + "/"
     out = {}
-    for rel in pages(site):
-        context, page, record = open_page(browser, base, rel)
-        try:
-            out[rel] = (record, page.evaluate(PAGE_FACTS))
-        finally:
-            context.close()
+    try:
+        for rel in pages(built):
+            with opened(browser, base, rel) as (page, record):
+                out[rel] = (record, page.evaluate(PAGE_FACTS))
+    finally:
+        if server:
+            server.shutdown()
+            server.server_close()
     return out
 
 
@@ -99,26 +111,7 @@ def test_every_image_loads_and_has_alt_text(visits):
                 problems.append(f"{rel}: image {img['src']} did not load")
             if not alt or FILE_NAME.search(alt):
                 problems.append(f"{rel}: image {img['src']} has no alt text (alt={img['alt']!r})")
-    assert seen >= 10, f"only {seen} images in the whole book"
-    assert not problems, "\n".join(problems)
-
-
-def test_student_edition_pages_load_cleanly_from_disk(browser, student_site):
-    """The student edition, opened from disk: same checks, once (it shares the theme)."""
-    problems = []
-    base = student_site.as_uri() + "/"
-    for rel in pages(student_site):
-        context, page, record = open_page(browser, base, rel)
-        try:
-            facts = page.evaluate(PAGE_FACTS)
-        finally:
-            context.close()
-        problems += [f"{rel}: {p}" for p in record.problems()]
-        if facts["typeset"] != facts["math"] or facts["merror"] or facts["raw"]:
-            problems.append(f"{rel}: math {facts['typeset']}/{facts['math']} typeset, errors {facts['merror']}, raw {facts['raw']}")
-        problems += [f"{rel}: image {i['src']} not loaded or without alt text"
-                     for i in facts["images"] if not i["loaded"] or not (i["alt"] or "").strip() or FILE_NAME.search(i["alt"])]
-    assert len(pages(student_site)) >= 10
+    assert seen >= 10, f"only {seen} images in the whole edition"
     assert not problems, "\n".join(problems)
 
 
@@ -163,9 +156,8 @@ def chapter_interactions(browser, http_base, site):
     """Load every chapter once over HTTP; toggle its dropdowns and try a copy button."""
     out = {}
     for rel in chapter_pages(site):
-        context, page, record = open_page(browser, http_base, rel)
-        try:
-            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=http_base.rstrip("/"))
+        with opened(browser, http_base, rel) as (page, record):
+            page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=http_base.rstrip("/"))
             result = {"missing_copy": page.evaluate(COPY_BUTTONS)}
             cells = page.locator("div.cell_input div.highlight")
             result["cells"] = cells.count()
@@ -179,8 +171,6 @@ def chapter_interactions(browser, http_base, site):
             result.update(page.evaluate(TOGGLE_EVERYTHING))
             result["problems"] = record.problems()
             out[rel] = result
-        finally:
-            context.close()
     return out
 
 
@@ -252,12 +242,12 @@ def chapter_terms(site) -> dict[str, str]:
 
 
 def test_search_finds_a_word_only_one_chapter_has(browser, base, site, chapter_terms):
+    """For each chapter, search for a word that no other page has: only that chapter."""
     terms = chapter_terms
     assert len(terms) == len(chapter_pages(site)), f"no chapter-only word found for {set(chapter_pages(site)) - set(terms)}"
     problems = []
     for rel, term in sorted(terms.items()):
-        context, page, record = open_page(browser, base, f"search.html?q={term}")
-        try:
+        with opened(browser, base, f"search.html?q={term}") as (page, record):
             page.wait_for_function(
                 "() => /finished|did not match/.test(document.querySelector('#search-results')?.textContent || '')",
                 timeout=15000,
@@ -268,8 +258,6 @@ def test_search_finds_a_word_only_one_chapter_has(browser, base, site, chapter_t
             if found != [rel]:
                 problems.append(f"search for {term!r} (only in {rel}) found {found}")
             problems += [f"search {term!r}: {p}" for p in record.problems()]
-        finally:
-            context.close()
     assert not problems, "\n".join(problems)
 
 
@@ -326,8 +314,7 @@ def test_screenshots_of_every_chapter(browser, http_base, site, width):
     out.mkdir(parents=True, exist_ok=True)
     problems = []
     for rel in chapter_pages(site):
-        context, page, record = open_page(browser, http_base, rel, **VIEWPORTS[width])
-        try:
+        with opened(browser, http_base, rel, **VIEWPORTS[width]) as (page, record):
             overflow = page.evaluate(
                 "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
             )
@@ -339,8 +326,6 @@ def test_screenshots_of_every_chapter(browser, http_base, site, width):
             if shot.stat().st_size < 10_000:
                 problems.append(f"{rel}: screenshot {shot} is nearly empty")
             problems += [f"{rel}: {p}" for p in record.problems()]
-        finally:
-            context.close()
     assert not problems, "\n".join(problems)
 
 
