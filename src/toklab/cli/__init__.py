@@ -8,6 +8,7 @@
 - `tokens`: ``encode``, ``decode``, ``show``;
 - `training`: ``train bpe|wordpiece|unigram``;
 - `compare`: ``compare`` (bytes/token, chars/token, token counts side by side);
+- `listing`: ``exercises`` (every exercise of the book, its difficulty, whether it has a checker);
 
 Adding a subcommand: write a module here that defines ``COMMANDS``, a tuple of
 `Command`, and add its name to `COMMAND_MODULES`. Nothing else changes:
@@ -44,6 +45,7 @@ COMMAND_MODULES = (
     "toklab.cli.tokens",
     "toklab.cli.training",
     "toklab.cli.compare",
+    "toklab.cli.listing",
 )
 
 _DESCRIPTION = (
