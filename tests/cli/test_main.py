@@ -11,7 +11,7 @@ import pytest
 from toklab import cli
 from toklab.cli.base import Command, CommandError
 
-EXPECTED = ["encode", "decode", "show", "train", "compare", "exercises"]
+EXPECTED = ["encode", "decode", "show", "train", "compare", "exercises", "check", "grade"]
 
 
 def test_every_subcommand_is_registered_once_in_order():

@@ -9,6 +9,8 @@
 - `training`: ``train bpe|wordpiece|unigram``;
 - `compare`: ``compare`` (bytes/token, chars/token, token counts side by side);
 - `listing`: ``exercises`` (every exercise of the book, its difficulty, whether it has a checker);
+- `grading`: ``check`` and ``grade`` (a student's file against an exercise's checker);
+- `sandbox`: one submission in its own process, with a time and a memory limit.
 
 Adding a subcommand: write a module here that defines ``COMMANDS``, a tuple of
 `Command`, and add its name to `COMMAND_MODULES`. Nothing else changes:
@@ -46,6 +48,7 @@ COMMAND_MODULES = (
     "toklab.cli.training",
     "toklab.cli.compare",
     "toklab.cli.listing",
+    "toklab.cli.grading",
 )
 
 _DESCRIPTION = (
