@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import inspect
 import re
 import textwrap
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 from toklab.cli import grading, sandbox
 from toklab.cli.sandbox import ALIASES, STATUSES, Limits
 from toklab.exercises import REGISTRY
+
+from ..exercises.test_registry import encode_by_recounting
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 
@@ -25,37 +28,22 @@ if __name__ == "__main__":
     raise SystemExit("the script part must not run under the checker")
 """
 
-BY_COUNT = """
-from collections import Counter
-
-def my_encode(symbols, merges):
-    known, word = set(merges), list(symbols)
-    while True:
-        counts = Counter(p for p in zip(word, word[1:]) if p in known)
-        if not counts:
-            return word
-        a, b = counts.most_common(1)[0][0]
-        out, i = [], 0
-        while i < len(word):
-            if word[i:i + 2] == [a, b]:
-                out.append(a + b)
-                i += 2
-            else:
-                out.append(word[i])
-                i += 1
-        word = out
-"""
+#: The typical slip of this exercise (§2.1's pitfall), as the registry's own test writes it, in a file of its own.
+BY_COUNT = "from collections import Counter\nfrom toklab import bpe\n\n" + inspect.getsource(
+    encode_by_recounting).replace("def encode_by_recounting(", "def my_encode(")
 
 #: name -> (source, status, a phrase of the summary)
 ODD = {
     "exits_on_import.py": ("import sys\nsys.exit(2)\n", "exited", "calls sys.exit(2) when imported"),
     "exits_in_check.py": ("import sys\ndef my_encode(s, m):\n    sys.exit(5)\n", "exited", "called sys.exit(5)"),
     "os_exit.py": ("import os\ndef my_encode(s, m):\n    os._exit(4)\n", "exited", "exited with status 4"),
-    "hog.py": ("def my_encode(s, m):\n    return bytearray(1 << 40)\n", "memory", "ran out of memory (limit 512 MB) on case 1"),
+    "hog.py": ("def my_encode(s, m):\n    return bytearray(1 << 40)\n", "memory",
+               "ran out of memory (limit 512 MB) on case 1"),
     "hog_on_import.py": ("table = bytearray(1 << 40)\n", "memory", "while being imported"),
     "missing_import.py": ("import numpyy\n", "import-error", "ModuleNotFoundError: No module named 'numpyy'"),
-    "wrong_name.py": ("def encode(s, m):\n    return s\n", "no-function", "defines no function my_encode() (the exercise asks for it); it defines: encode"),
-    "not_callable.py": ("my_encode = 3\n", "no-function", "my_encode is a int, not a function"),
+    "wrong_name.py": ("def encode(s, m):\n    return s\n", "no-function",
+                      "defines no function my_encode() (the exercise asks for it); it defines: encode"),
+    "not_callable.py": ("my_encode = 3\n", "no-function", "my_encode is not a function (it is 3)"),
     "forks_and_loops.py": ("import os, time\ndef my_encode(s, m):\n    if os.fork() == 0:\n        time.sleep(600)\n"
                            "    while True:\n        pass\n", "timeout", "within the 1.5 s time limit"),
     "recursion.py": ("def my_encode(s, m):\n    return my_encode(s, m)\n", "failed", "got raised RecursionError"),

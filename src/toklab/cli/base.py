@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import NoReturn, TextIO
+from typing import BinaryIO, NoReturn, TextIO
 
-__all__ = ["Command", "CommandError", "Parser", "decode_utf8", "read_text", "read_text_file", "use_color"]
+__all__ = ["Command", "CommandError", "Parser", "decode_utf8", "opened", "read_text", "read_text_file", "use_color"]
 
 
 class CommandError(Exception):
@@ -78,19 +79,26 @@ def read_text(text: str | None, *, what: str = "text") -> str:
     return decode_utf8(stream.read(), "standard input")
 
 
+@contextmanager
+def opened(path, what: str = "a text file") -> Iterator[BinaryIO]:
+    """``open(path, "rb")``, turning a missing file, a folder or a read error into a one-line `CommandError`."""
+    try:
+        with open(path, "rb") as fh:
+            yield fh
+    except FileNotFoundError:
+        raise CommandError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CommandError(f"{path} is a directory, not {what}") from None
+    except OSError as exc:
+        raise CommandError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+
+
 def read_text_file(path: str) -> str:
     """The content of a UTF-8 text file (``-``: standard input), with one-line errors."""
     if path == "-":
         return read_text(None)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
-        raise CommandError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CommandError(f"{path} is a directory, not a text file") from None
-    except OSError as exc:
-        raise CommandError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    with opened(path) as fh:
+        data = fh.read()
     return decode_utf8(data, path)
 
 

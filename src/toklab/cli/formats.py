@@ -55,7 +55,7 @@ from ..sentencepiece import SentencePieceTokenizer
 from ..sentencepiece import load as load_model_file
 from ..sentencepiece_model import SPConfig
 from ..wordpiece import WordPiece
-from .base import CommandError
+from .base import CommandError, opened
 
 __all__ = ["FORMATS", "SP_FORMAT", "SP_VERSION", "READS", "detect", "load", "save_sentencepiece", "load_sentencepiece"]
 
@@ -75,15 +75,8 @@ _CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(SPConfig) if f.name !=
 
 
 def _head(path: Path) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(_HEAD)
-    except FileNotFoundError:
-        raise CommandError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CommandError(f"{path} is a directory, not a tokenizer file") from None
-    except OSError as exc:
-        raise CommandError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    with opened(path, "a tokenizer file") as fh:
+        return fh.read(_HEAD)
 
 
 def _is_rank_file(head: bytes) -> bool:

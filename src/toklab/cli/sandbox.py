@@ -254,6 +254,8 @@ def _import(path: Path):
 
 
 def _check(entry, path: Path, names: list[str], memory_mb: int) -> dict[str, Any]:
+    from toklab.exercises.harness import show
+
     where = str(path)
     try:
         module = _import(path)
@@ -276,7 +278,7 @@ def _check(entry, path: Path, names: list[str], memory_mb: int) -> dict[str, Any
                 f"it defines: {', '.join(defined) or 'no functions'}"}
     fn = getattr(module, used)
     if not callable(fn):
-        return {"status": "no-function", "summary": f"{used} is a {type(fn).__name__}, not a function"}
+        return {"status": "no-function", "summary": f"{used} is not a function (it is {show(fn, 60)})"}
     result = _run_checker(entry, fn, where, memory_mb)
     result["function"] = used
     return result

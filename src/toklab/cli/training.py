@@ -38,7 +38,7 @@ from ..sentencepiece_model import SPConfig
 from ..unigram import train as train_unigram
 from ..wordpiece import train as train_wordpiece
 from . import formats
-from .base import Command, CommandError
+from .base import Command, CommandError, opened
 
 __all__ = ["COMMANDS", "check_utf8", "line_batches"]
 
@@ -51,25 +51,18 @@ def check_utf8(path: Path) -> int:
     """The size of ``path`` in bytes, after checking it is UTF-8 throughout (CommandError naming the offset)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0
-    try:
-        with open(path, "rb") as fh:
-            while block := fh.read(_READ):
-                try:
-                    decoder.decode(block)
-                except UnicodeDecodeError as exc:
-                    raise CommandError(f"{path} is not UTF-8 text: byte 0x{block[exc.start]:02X} at offset "
-                                       f"{offset + exc.start} cannot be decoded") from None
-                offset += len(block)
-        pending = decoder.getstate()[0]
-        if pending:
-            raise CommandError(f"{path} is not UTF-8 text: it ends in the middle of a character (byte "
-                               f"0x{pending[0]:02X} at offset {offset - len(pending)} starts one)")
-    except FileNotFoundError:
-        raise CommandError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CommandError(f"{path} is a directory, not a text file") from None
-    except OSError as exc:
-        raise CommandError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    with opened(path) as fh:
+        while block := fh.read(_READ):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                raise CommandError(f"{path} is not UTF-8 text: byte 0x{block[exc.start]:02X} at offset "
+                                   f"{offset + exc.start} cannot be decoded") from None
+            offset += len(block)
+    pending = decoder.getstate()[0]
+    if pending:
+        raise CommandError(f"{path} is not UTF-8 text: it ends in the middle of a character (byte "
+                           f"0x{pending[0]:02X} at offset {offset - len(pending)} starts one)")
     return offset
 
 
