@@ -5,7 +5,11 @@ from __future__ import annotations
 import csv
 import inspect
 import re
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -149,6 +153,7 @@ def test_grade_survives_every_kind_of_broken_submission(toklab, tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
     _write(folder, "good.py", GOOD)
+    _write(folder, "toklab.py", GOOD)  # a file named like the package cannot shadow it
     _write(folder, ".hidden.py", GOOD)  # not a submission
     _write(folder, "notes.txt", "not python")
     for name, (source, _, _) in ODD.items():
@@ -158,10 +163,11 @@ def test_grade_survives_every_kind_of_broken_submission(toklab, tmp_path):
     assert result.status == 0, result.err
     with open(out, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    assert [r["file"] for r in rows] == sorted(["good.py", *ODD])
+    assert [r["file"] for r in rows] == sorted(["good.py", "toklab.py", *ODD])
     assert list(rows[0]) == list(grading.CSV_COLUMNS)
     by_file = {r["file"]: r for r in rows}
-    assert by_file["good.py"]["result"] == "pass" and by_file["good.py"]["failure"] == ""
+    for name in ("good.py", "toklab.py"):
+        assert by_file[name]["result"] == "pass" and by_file[name]["failure"] == "", by_file[name]
     for name, (_, status, phrase) in ODD.items():
         row = by_file[name]
         assert row["result"] == "fail" and row["status"] == status, (name, row)
@@ -172,5 +178,23 @@ def test_grade_survives_every_kind_of_broken_submission(toklab, tmp_path):
     assert float(by_file["forks_and_loops.py"]["seconds"]) < 5  # killed at the limit, not waited for
     assert by_file["recursion.py"]["hint"]  # a failed case carries the checker's hint
     summary = result.out.strip().splitlines()[-1]
-    assert summary.startswith(f"1 of {len(ODD) + 1} passed") and str(out) in summary
-    assert sum(line.startswith(("PASS", "FAIL")) for line in result.out.splitlines()) == len(ODD) + 1
+    assert summary.startswith(f"2 of {len(ODD) + 2} passed") and str(out) in summary
+    assert sum(line.startswith(("PASS", "FAIL")) for line in result.out.splitlines()) == len(ODD) + 2
+
+
+def test_ctrl_c_stops_grading_and_every_running_submission_at_once(tmp_path):
+    folder = tmp_path / "loops"
+    folder.mkdir()
+    for k in range(4):
+        _write(folder, f"loop{k}.py", "def my_encode(s, m):\n    while True:\n        pass\n")
+    proc = subprocess.Popen([sys.executable, "-m", "toklab", "grade", "ch02_1-ex2", folder, "--timeout", "60",
+                             "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # even if we ignore it
+    assert proc.stdout.readline().startswith("grading 4 files")
+    time.sleep(1.5)  # two submissions are looping now
+    proc.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and err.strip() == "toklab grade: interrupted"
+    assert time.monotonic() - start < 10  # not the 60 s limit, and not the two files still waiting
+    assert "FAIL" not in out

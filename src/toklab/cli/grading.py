@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .base import Command, CommandError
-from .sandbox import Limits, Outcome, run
+from .sandbox import Limits, Outcome, run, stop_all
 
 __all__ = ["COMMANDS", "CSV_COLUMNS", "submissions", "csv_row"]
 
@@ -136,7 +136,8 @@ def _run_grade(args: argparse.Namespace) -> int:
         def grade_one(path: Path) -> Outcome:
             return run(entry.label, path, function=args.function, limits=limits)
 
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        pool = ThreadPoolExecutor(max_workers=args.jobs)
+        try:
             for outcome in pool.map(grade_one, files):  # in file order, whatever finishes first
                 outcomes.append(outcome)
                 mark = "PASS" if outcome.passed else "FAIL"
@@ -145,6 +146,11 @@ def _run_grade(args: argparse.Namespace) -> int:
                 if writer:
                     writer.writerow(csv_row(outcome))
                     out.flush()
+        except BaseException:  # Ctrl-C: run no more files, stop the running ones now
+            pool.shutdown(wait=False, cancel_futures=True)
+            stop_all()
+            raise
+        pool.shutdown()
     finally:
         if out:
             out.close()

@@ -1,7 +1,9 @@
 """One submission in its own process, with a time limit and a memory limit.
 
-`run` starts ``python -I -m toklab.cli.sandbox`` (``-I``: the submission's
-folder cannot shadow toklab or the standard library), which
+`run` starts ``python -P -m toklab.cli.sandbox`` in the submission's folder
+(``-P``, and this toklab first on ``PYTHONPATH``: a file there named
+``toklab.py`` or ``random.py`` cannot shadow toklab or the standard
+library), which
 
 1. loads the exercise's checker (`toklab.exercises.get`);
 2. sets its own limits with ``resource.setrlimit``: address space
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ALIASES", "STATUSES", "Limits", "Outcome", "run"]
+__all__ = ["ALIASES", "STATUSES", "Limits", "Outcome", "run", "stop_all"]
 
 #: What an `Outcome` can say: the check passed; it failed on a case; the time limit ran out; the memory
 #: limit was hit; the process died (a signal); it exited before reporting; the file could not be imported;
@@ -55,6 +57,7 @@ ALIASES: dict[str, tuple[str, ...]] = {"ch03_1-ex1": ("my_bytes_to_unicode",)}
 STARTUP_SECONDS = 120.0  # to start Python and load the checker, before the time limit starts
 FILE_LIMIT = 64 << 20  # bytes any one file the submission writes may reach
 _MODULE = "submission"
+_LIVE: set[subprocess.Popen] = set()  # children being run, for stop_all
 
 
 @dataclass(frozen=True)
@@ -104,8 +107,11 @@ def run(label: str, path: str | os.PathLike, *, function: str | None = None, lim
     """
     path = Path(path).resolve()
     read_fd, write_fd = os.pipe()
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    command = [sys.executable, "-I", "-m", "toklab.cli.sandbox", str(write_fd), label, str(path), function or "",
+    # The child imports the toklab this process runs (first on its path), whatever the working directory.
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([package_root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    command = [sys.executable, "-P", "-m", "toklab.cli.sandbox", str(write_fd), label, str(path), function or "",
                str(limits.memory_mb), repr(float(limits.seconds))]
     errors = None if show_output else tempfile.TemporaryFile()
     start = time.monotonic()
@@ -115,6 +121,7 @@ def run(label: str, path: str | os.PathLike, *, function: str | None = None, lim
                                 start_new_session=True)
     finally:
         os.close(write_fd)
+    _LIVE.add(proc)
     result = ready_at = None
     try:
         result, ready_at = _collect(read_fd, limits.seconds)
@@ -122,11 +129,18 @@ def run(label: str, path: str | os.PathLike, *, function: str | None = None, lim
     finally:
         os.close(read_fd)
         _stop(proc, graceful=result is not None and result.get("event") == "result")
+        _LIVE.discard(proc)
     try:
         return _outcome(path, result, proc.returncode, elapsed, limits, _last_line(errors))
     finally:
         if errors is not None:
             errors.close()
+
+
+def stop_all() -> None:
+    """Kill every submission still running (on Ctrl-C, say): their process groups, at once."""
+    for proc in list(_LIVE):
+        _stop(proc, graceful=False)
 
 
 def _collect(fd: int, seconds: float) -> tuple[dict | None, float | None]:
