@@ -198,3 +198,9 @@ def test_ctrl_c_stops_grading_and_every_running_submission_at_once(tmp_path):
     assert proc.returncode == 130 and err.strip() == "toklab grade: interrupted"
     assert time.monotonic() - start < 10  # not the 60 s limit, and not the two files still waiting
     assert "FAIL" not in out
+
+
+def test_a_checker_that_cannot_start_in_time_is_an_error_not_a_timeout(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "STARTUP_SECONDS", 0.01)  # no Python starts that fast
+    outcome = sandbox.run("ch02_1-ex2", _write(tmp_path, "good.py", GOOD), limits=Limits(seconds=10))
+    assert outcome.status == "error" and "did not start within 0.01 s" in outcome.summary

@@ -131,7 +131,7 @@ def run(label: str, path: str | os.PathLike, *, function: str | None = None, lim
         _stop(proc, graceful=result is not None and result.get("event") == "result")
         _LIVE.discard(proc)
     try:
-        return _outcome(path, result, proc.returncode, elapsed, limits, _last_line(errors))
+        return _outcome(path, result, proc.returncode, elapsed, limits, _last_line(errors), ready_at is not None)
     finally:
         if errors is not None:
             errors.close()
@@ -163,6 +163,8 @@ def _collect(fd: int, seconds: float) -> tuple[dict | None, float | None]:
                     message = json.loads(line)
                 except ValueError:
                     continue  # not ours (the submission wrote to the pipe): ignore it
+                if not isinstance(message, dict):
+                    continue
                 if message.get("event") == "ready" and ready_at is None:
                     ready_at = time.monotonic()
                     deadline = ready_at + seconds
@@ -196,11 +198,14 @@ def _last_line(errors) -> str:
 
 
 def _outcome(path: Path, result: dict | None, returncode: int | None, elapsed: float, limits: Limits,
-             stderr_line: str) -> Outcome:
+             stderr_line: str, ready: bool) -> Outcome:
     name = path.name
     if result is not None and result.get("event") == "result":
         return Outcome(name, result["status"], result["summary"], result["seconds"], result.get("report", ""),
                        result.get("failure"), result.get("function"))
+    if result is not None and not ready:
+        return Outcome(name, "error", f"the checker did not start within {STARTUP_SECONDS:g} s (is the machine "
+                       "overloaded?)", elapsed)
     if result is not None:  # timeout
         return Outcome(name, "timeout", f"no result within the {limits.seconds:g} s time limit (an endless loop, or "
                        "far too slow)", elapsed)

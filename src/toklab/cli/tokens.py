@@ -122,7 +122,8 @@ COMMANDS = (
             "what it means.", _EXAMPLES_ENCODE),
     Command("decode", "token IDs to text", _configure_decode, _run_decode,
             "Decode token IDs (arguments, or standard input: integers separated by spaces or commas) "
-            "and print the text. An unknown ID is an error.", _EXAMPLES_DECODE),
+            "and print the text. An unknown ID is an error. With a byte-level vocabulary, IDs that cut a "
+            "UTF-8 character at either end print U+FFFD for its bytes.", _EXAMPLES_DECODE),
     Command("show", "where the token boundaries fall, for one or several tokenizers", _configure_show, _run_show,
             "Print each tokenizer's tokens of TEXT on one line, with the token count: whitespace made "
             "visible (␣ space, ↵ newline, → tab), a token holding part of a UTF-8 character as its hex "
