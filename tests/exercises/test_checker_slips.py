@@ -101,6 +101,15 @@ def bpb_over_raw_bytes(documents, nlls, normalize=None):
     return ch01.reference_corpus_bits_per_byte(documents, nlls)
 
 
+def bpb_upside_down(documents, nlls, normalize=None):
+    bpb = ch01.reference_corpus_bits_per_byte(documents, nlls, normalize)
+    return 1 / bpb if bpb else bpb
+
+
+def bpb_over_ln10(documents, nlls, normalize=None):
+    return ch01.reference_corpus_bits_per_byte(documents, nlls, normalize) * math.log(2) / math.log(10)
+
+
 def bpb_per_token(documents, nlls, normalize=None):
     ch01.reference_corpus_bits_per_byte(documents, nlls, normalize)  # the same refusals
     return sum(map(sum, nlls)) / (sum(map(len, nlls)) * math.log(2))
@@ -185,10 +194,8 @@ SLIPS = [
      "must never make encoding fail"),
     ("ch01-ex1", bpb_over_raw_bytes, "bytes of the raw documents"),
     ("ch01-ex1", bpb_per_token, "that is bits per token"),
-    ("ch01-ex1", lambda docs, nlls, normalize=None: 1 / ch01.reference_corpus_bits_per_byte(docs, nlls, normalize)
-     if sum(map(sum, nlls)) else ch01.reference_corpus_bits_per_byte(docs, nlls, normalize), "upside down"),
-    ("ch01-ex1", lambda docs, nlls, normalize=None: ch01.reference_corpus_bits_per_byte(docs, nlls, normalize)
-     * math.log(2) / math.log(10), "that divides by ln 10"),
+    ("ch01-ex1", bpb_upside_down, "upside down"),
+    ("ch01-ex1", bpb_over_ln10, "that divides by ln 10"),
     ("ch01-ex2", fertility_accepting_words_without_a_segmenter, "needs a named segmenter"),
     ("ch01-ex2", fertility_by_str_split, "str.split() pieces"),
     ("ch01-ex2", fertility_over_utf16_bytes, "UTF-16 bytes"),
