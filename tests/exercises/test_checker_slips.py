@@ -169,6 +169,26 @@ def shortest_pieces_viterbi(text, scores):
     return out[::-1]
 
 
+def greedy_from_the_right(word, vocab):
+    """Longest piece first, from the end of the word backwards."""
+    pieces, end = [], len(word)
+    while end:
+        start = next((s for s in range(end) if word[s:end] in vocab), None)
+        if start is None:
+            raise ValueError(f"{word!r} cannot be segmented")
+        pieces.insert(0, word[start:end])
+        end = start
+    return pieces
+
+
+def fewest_pieces_or_characters(word, vocab):
+    """Right when a segmentation exists; falls back to single characters instead of raising."""
+    try:
+        return unigram.reference_viterbi(word, {p: -1.0 for p in vocab})
+    except ValueError:
+        return list(word)
+
+
 def rise_towards_the_next_byte(entropies, threshold, rule):
     if rule == "global":
         return patching.patch_starts(entropies, threshold, rule).tolist()
@@ -219,6 +239,10 @@ SLIPS = [
     ("ch02_3-ex3", lambda wc, probs: unigram.reference_expected_counts({w: 1 for w in wc}, probs),
      "multiply a word's expected counts by its count"),
     ("ch02_3-ex3", expected_counts_unnormalized, "divided by the word's total probability"),
+    ("ch02_4-ex5", greedy_from_the_right, "from the right end"),
+    ("ch02_4-ex5", lambda word, vocab: list(word), "every piece must be in vocab"),
+    ("ch02_4-ex5", fewest_pieces_or_characters, "must raise ValueError"),
+    ("ch02_4-ex5", lambda word, vocab: [word] if word in vocab else list(word), "must be in vocab"),
     ("ch03_1-ex1", lambda: {b: chr(b) for b in range(256)}, "is shifted: the n-th shifted byte"),
     ("ch03_1-ex1", lambda: {b: chr(256 + b) for b in range(256)}, "keeps it unchanged"),
     ("ch03_1-ex1", lambda: {b: chr(b % 128) for b in range(256)}, "bijection"),

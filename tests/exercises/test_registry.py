@@ -100,6 +100,18 @@ def shortest_match_first(word, vocab):
     return pieces
 
 
+def greedy_longest_piece(word, vocab):
+    """Longest piece first at every position, as WordPiece's encoder does (without ##)."""
+    pieces, start = [], 0
+    while start < len(word):
+        end = next((e for e in range(len(word), start, -1) if word[start:e] in vocab), None)
+        if end is None:
+            raise ValueError(f"{word!r} cannot be segmented")
+        pieces.append(word[start:end])
+        start = end
+    return pieces
+
+
 def forward_with_max(text, probs):
     table = [1.0] + [0.0] * len(text)
     for end in range(1, len(text) + 1):
@@ -242,6 +254,7 @@ SLIPS = {
     "ch02_3-ex1": (forward_with_max, "forward *sums* over all of them"),
     "ch02_3-ex2": (viterbi_greedy, "greedy longest-match segmentation"),
     "ch02_3-ex3": (viterbi_counts, "is hard EM"),
+    "ch02_4-ex5": (greedy_longest_piece, "greedy longest-match-first"),
     "ch03_1-ex1": (keeps_the_space, "is printable but whitespace"),
     "ch03_1-ex2": (thousands_from_the_right, "the short piece belongs at the end"),
     "ch03_2-ex1": (escape_with_split, "a tab or newline is an ordinary character"),
