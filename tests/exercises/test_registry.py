@@ -164,6 +164,13 @@ def decode_with_python_replace(pieces):
     return "".join(out) + bytes(run).decode("utf-8", errors="replace")
 
 
+def truncate_code_points(text, limit):
+    """Keeps the first `limit` code points, as if the limit counted code points."""
+    if limit < 0:
+        raise ValueError(limit)
+    return text[:limit]
+
+
 def char_span_rounding_down(text, start, end):
     starts = [0]
     for ch in text:
@@ -211,7 +218,7 @@ SLIPS = {
     "ch03_1-ex2": (thousands_from_the_right, "the short piece belongs at the end"),
     "ch03_2-ex1": (escape_with_split, "a tab or newline is an ordinary character"),
     "ch03_2-ex2": (decode_with_python_replace, "becomes its own U+FFFD"),
-    "ch03_3-ex1": (len, "surrogate pair"),
+    "ch03_3-ex1": (truncate_code_points, "surrogate pair"),
     "ch03_3-ex2": (char_span_rounding_down, "round the end up"),
     "ch06-ex1": (patch_starts_at_or_above, "strictly above the threshold"),
     "ch06-ex2": (threshold_aiming_at_n_over_m, "one patch too many"),
