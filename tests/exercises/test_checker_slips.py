@@ -8,6 +8,7 @@ extended), so that a hint that stops recognising its mistake fails a test.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
 import re
 import unicodedata
@@ -15,7 +16,7 @@ from collections import Counter
 
 import pytest
 
-from toklab import bpe, decoders, patching, unicode, unigram, wordpiece
+from toklab import bpe, decoders, patching, sentencepiece_model, unicode, unigram, wordpiece
 from toklab.exercises import CheckFailure, get
 
 
@@ -208,6 +209,11 @@ SLIPS = [
     ("ch03_2-ex1", escape_keeping_trailing_literal, "a literal ▁ is not a space"),
     ("ch03_2-ex1", escape_prefix_then_strip, "after the extra whitespace is removed"),
     ("ch03_2-ex2", decode_bytes_but_keep_metaspace, "▁ in an ordinary piece is a space"),
+    ("ch03_2-ex5", lambda blob: hashlib.sha256(repr(sentencepiece_model.parse_model_proto(blob)).encode()).hexdigest(),
+     "rules for the trainer"),
+    ("ch03_2-ex5", lambda blob: hashlib.sha256(repr(sentencepiece_model.parse_model_proto(blob)[0]).encode()).hexdigest(),
+     "normalizer spec's flags"),
+    ("ch03_2-ex5", lambda blob: hash(repr(sentencepiece_model.parse_model_proto(blob)[0])), "PYTHONHASHSEED"),
     ("ch03_3-ex1", lambda text, limit: text.encode("utf-16-le")[: 2 * limit].decode("utf-16-le", "ignore"),
      "you cut inside a grapheme"),
     ("ch03_3-ex1", truncate_counting_utf8, "that counts UTF-8 bytes"),

@@ -11,6 +11,7 @@ checker and the function the reader has to write.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
 import re
 from collections import Counter
@@ -171,6 +172,11 @@ def truncate_code_points(text, limit):
     return text[:limit]
 
 
+def fingerprint_of_the_file(model_proto):
+    """Hashes the file's bytes, training record included."""
+    return hashlib.sha256(model_proto).hexdigest()
+
+
 def char_span_rounding_down(text, start, end):
     starts = [0]
     for ch in text:
@@ -218,6 +224,7 @@ SLIPS = {
     "ch03_1-ex2": (thousands_from_the_right, "the short piece belongs at the end"),
     "ch03_2-ex1": (escape_with_split, "a tab or newline is an ordinary character"),
     "ch03_2-ex2": (decode_with_python_replace, "becomes its own U+FFFD"),
+    "ch03_2-ex5": (fingerprint_of_the_file, "not the file's bytes"),
     "ch03_3-ex1": (truncate_code_points, "surrogate pair"),
     "ch03_3-ex2": (char_span_rounding_down, "round the end up"),
     "ch06-ex1": (patch_starts_at_or_above, "strictly above the threshold"),
