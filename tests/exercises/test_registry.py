@@ -11,6 +11,7 @@ checker and the function the reader has to write.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
 import re
 from collections import Counter
@@ -183,6 +184,18 @@ def decode_with_python_replace(pieces):
     return "".join(out) + bytes(run).decode("utf-8", errors="replace")
 
 
+def truncate_code_points(text, limit):
+    """Keeps the first `limit` code points, as if the limit counted code points."""
+    if limit < 0:
+        raise ValueError(limit)
+    return text[:limit]
+
+
+def fingerprint_of_the_file(model_proto):
+    """Hashes the file's bytes, training record included."""
+    return hashlib.sha256(model_proto).hexdigest()
+
+
 def char_span_rounding_down(text, start, end):
     starts = [0]
     for ch in text:
@@ -259,7 +272,8 @@ SLIPS = {
     "ch03_1-ex2": (thousands_from_the_right, "the short piece belongs at the end"),
     "ch03_2-ex1": (escape_with_split, "a tab or newline is an ordinary character"),
     "ch03_2-ex2": (decode_with_python_replace, "becomes its own U+FFFD"),
-    "ch03_3-ex1": (len, "surrogate pair"),
+    "ch03_2-ex5": (fingerprint_of_the_file, "not the file's bytes"),
+    "ch03_3-ex1": (truncate_code_points, "surrogate pair"),
     "ch03_3-ex2": (char_span_rounding_down, "round the end up"),
     "ch04_1-ex1": (truncate_keeps_last_merges, "those are the *last* merges"),
     "ch04_2-ex1": (premium_per_byte, "compares compression"),
