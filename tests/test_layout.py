@@ -149,3 +149,92 @@ def test_stage_modules_exist_under_their_hf_names():
         assert len(files - {"__init__.py", "reference.py", "trainer.py", "model.py"}) <= 2, (algo, files)
     for name in ("ByteBPE", "WordPiece", "Unigram", "SentencePieceTokenizer", "Pipeline", "trace"):
         assert hasattr(toklab, name), name
+
+
+# -------------------------------------------------------------------- package maps and their tests
+
+SUBPACKAGES = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
+ALGORITHMS = ("bpe", "wordpiece", "unigram")
+TESTS = ROOT / "tests"
+
+
+# exercises/ holds one checker module per chapter file stem: its map is the book itself.
+@pytest.mark.parametrize("package", [p for p in SUBPACKAGES if p != "exercises"])
+def test_each_package_docstring_names_each_of_its_files(package):
+    """A package's ``__init__`` says which file adds what, so a reader can find anything from there."""
+    doc = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    files = sorted(p.stem for p in (PACKAGE / package).glob("*.py") if p.stem != "__init__")
+    missing = [stem for stem in files if f"`{stem}`" not in doc and f"``{stem}``" not in doc]
+    assert not missing, f"toklab/{package}/__init__.py's docstring does not mention {missing}"
+
+
+def _test_functions(folder: Path) -> list[str]:
+    names = []
+    for path in folder.rglob("test_*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names += [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")]
+    return names
+
+
+@pytest.mark.parametrize("package", [*SUBPACKAGES, "sentencepiece", "pipeline"])
+def test_tests_mirror_the_packages(package):
+    folder = TESTS / package
+    assert folder.is_dir() and (folder / "__init__.py").is_file(), f"no test folder tests/{package}/"
+    files = {p.name for p in folder.glob("test_*.py")}
+    assert files, f"tests/{package}/ holds no test file"
+    if package in ALGORITHMS:
+        assert {"test_reference.py", "test_fast_vs_reference.py", "test_model.py", "test_trainer.py"} <= files, files
+
+
+def _reference_names() -> dict[str, set[str]]:
+    """Package (bpe, unigram, sentencepiece, ...) -> the textbook functions it defines."""
+    out: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        parts = module.split(".")
+        package = parts[1] if len(parts) > 1 else ""
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and (parts[-1] == "reference" or node.name.startswith("reference_")):
+                out.setdefault(package, set()).add(node.name)
+    return out
+
+
+_MUST_EQUAL = re.compile(r"must (?:equal|return exactly what)\s+`{1,2}(?:[\w.]+\.)?(\w+)`", re.IGNORECASE)
+
+
+def test_every_reference_fast_pair_has_a_test_named_after_the_reference():
+    """LAYOUT.md: a fast function's docstring says "Must equal `reference_X`", and a test named after both ties them."""
+    references = _reference_names()
+    pairs = set()
+    for module, path in MODULES.items():
+        parts = module.split(".")
+        package = parts[1] if len(parts) > 1 else ""
+        for name in _MUST_EQUAL.findall(path.read_text(encoding="utf-8")):
+            if name in references.get(package, ()):
+                pairs.add((package, name))
+    assert {("bpe", "reference_train"), ("wordpiece", "reference_train"), ("unigram", "reference_m_step"),
+            ("unigram", "reference_prune_loss"), ("sentencepiece", "reference_bpe_segment")} <= pairs
+    missing = [
+        f"tests/{package}/ has no test named after {name}"
+        for package, name in sorted(pairs)
+        if not any(name in test for test in _test_functions(TESTS / package))
+    ]
+    assert not missing, "\n".join(missing)
+
+
+def test_users_import_paths_keep_working():
+    """The paths users and the chapters already rely on (issue 6) still lead to the same objects."""
+    import toklab
+    from toklab import bpe, pretokenize, sentencepiece, unigram, vocabs, wordpiece
+    from toklab.pre_tokenizers import patterns
+
+    assert bpe.ByteBPE is toklab.ByteBPE and callable(bpe.train)
+    assert callable(bpe.reference_train) and callable(bpe.reference_encode)
+    assert wordpiece.WordPiece is toklab.WordPiece and callable(wordpiece.train)
+    assert unigram.Unigram is toklab.Unigram and callable(unigram.train)
+    assert sentencepiece.SentencePieceTokenizer is toklab.SentencePieceTokenizer
+    assert callable(sentencepiece.SentencePieceTokenizer.from_model_proto)
+    assert callable(sentencepiece.SentencePieceTokenizer.from_sentencepiece)
+    assert callable(vocabs.load) and callable(vocabs.load_ranks)
+    assert pretokenize.split is patterns.split and pretokenize.PATTERNS is patterns.PATTERNS  # kept for one release
+    tok = toklab.ByteBPE([(b"a", b"b")])
+    assert tok.vocab[256] == b"ab" and all(type(i) is int and type(t) is bytes for i, t in tok.vocab.items())

@@ -281,6 +281,15 @@ class Pipeline:
     def id_to_token(self, token_id: int) -> Any:
         return self.model.id_to_token(token_id)
 
+    @property
+    def vocab(self) -> dict[int, Any]:
+        """ID -> token, the model's."""
+        return self.model.vocab
+
+    def get_vocab(self) -> dict[Any, int]:
+        """Token -> ID, the model's."""
+        return self.model.get_vocab()
+
     def __len__(self) -> int:
         return len(self.model)
 
@@ -377,7 +386,9 @@ class Pipeline:
             hf.normalizer = self.normalizer.to_hf()
         if self.pre_tokenizer is not None:
             hf.pre_tokenizer = self.pre_tokenizer.to_hf()
-        specials = self.special_tokens
+        # Template tokens ([CLS], [SEP]) are special to HF too, so its decode skips them as ours does.
+        template = dict(getattr(self.post_processor, "special_tokens", {}) or {})
+        specials = {**template, **self.special_tokens}
         for token in sorted(specials, key=specials.__getitem__):
             # toklab cuts registered tokens out of the raw text, before the
             # normalizer, whole: normalized=False, no stripping, no word rule.

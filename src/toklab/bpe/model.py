@@ -161,6 +161,8 @@ class ByteBPE:
 
     def id_to_token(self, token_id: int) -> bytes:
         """The bytes of one token; ValueError names an unknown ID and the valid range."""
+        if isinstance(token_id, bool):
+            raise ValueError(f"unknown token ID {token_id!r}: a token ID is an int, not a bool")
         return self.decode_bytes([check_id(token_id)])
 
     # -- encoding -------------------------------------------------------------

@@ -1,12 +1,12 @@
 """Checkers for the exercises of §2.1 (BPE: training is not encoding).
 
-* `check_train(user_fn)` — the reader's BPE trainer, called as
+* ``ch02_1-ex1``, `check_train(user_fn)`: the reader's BPE trainer, called as
   ``user_fn(words, num_merges)`` with ``words`` a dict mapping a word (a tuple of
   ``str`` symbols, e.g. ``("l", "o", "w", "</w>")``) to its count. It must return
   the learned merges in order, as a list of ``(left, right)`` pairs, breaking
   frequency ties by the smallest pair (Python's tuple order), like
   `toklab.bpe.reference_train` with ``tie_break="smallest"``.
-* `check_encode(user_fn)` — the reader's BPE encoder, called as
+* ``ch02_1-ex2``, `check_encode(user_fn)`: the reader's BPE encoder, called as
   ``user_fn(symbols, merges)`` with ``symbols`` a list of ``str`` symbols and
   ``merges`` a list of pairs in rank order (a merge list as training produces
   it). It must return the segmentation as a list of ``str``, like
@@ -14,16 +14,19 @@
 
 Both run the book's worked examples first, then randomized small cases compared
 with toklab's reference functions (fixed seed, so every run checks the same
-cases). The first disagreement raises AssertionError naming the input, the
-expected result and the result received. On success they return a short message.
+cases), and report in the format of `toklab.exercises.harness`: the hints
+replay the merges to name the rule a wrong one breaks (ties, weighting by
+word count, recounting after each merge; ranks, not frequencies, at encoding).
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 
-from ..bpe import reference_encode, reference_train
+from ..bpe import merge_pair, pair_counts, reference_encode, reference_train
+from .harness import Run, exercise
 
 __all__ = ["check_train", "check_encode"]
 
@@ -39,10 +42,6 @@ def _sennrich() -> dict[tuple[str, ...], int]:
     return {_end("low"): 5, _end("lower"): 2, _end("newest"): 6, _end("widest"): 3}
 
 
-def _show_words(words: dict[tuple[str, ...], int]) -> str:
-    return "{" + ", ".join(f"{' '.join(w)!r}: {c}" for w, c in words.items()) + "}"
-
-
 def _random_words(rng: random.Random) -> dict[tuple[str, ...], int]:
     """A few short words over a tiny alphabet: ties and overlapping pairs are common."""
     alphabet = "abcd"[: rng.randint(2, 4)]
@@ -55,20 +54,13 @@ def _random_words(rng: random.Random) -> dict[tuple[str, ...], int]:
 
 def _as_pairs(got: object) -> list[tuple[object, object]] | None:
     """``got`` as a list of 2-tuples, or None if it is not shaped like a merge list."""
+    if isinstance(got, (str, bytes)):
+        return None
     try:
-        pairs = [tuple(p) for p in got]  # type: ignore[union-attr]
+        pairs = [None if isinstance(p, (str, bytes)) else tuple(p) for p in got]  # type: ignore[union-attr]
     except TypeError:
         return None
-    return pairs if all(len(p) == 2 for p in pairs) else None
-
-
-def _first_difference(expected: list, got: list) -> str:
-    for i, (e, g) in enumerate(zip(expected, got)):
-        if e != g:
-            return f"they first differ at index {i}: expected {e!r}, got {g!r}"
-    if len(got) < len(expected):
-        return f"yours stops after {len(got)} items; item {len(got)} should be {expected[len(got)]!r}"
-    return f"yours has extra items from index {len(expected)} on: {got[len(expected):]!r}"
+    return pairs if all(p is not None and len(p) == 2 for p in pairs) else None  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------- training
@@ -91,35 +83,64 @@ def _train_cases() -> list[tuple[dict[tuple[str, ...], int], int, str]]:
     return cases
 
 
-def check_train(user_fn: Callable) -> str:
-    """Compare ``user_fn(words, num_merges)`` with `toklab.bpe.reference_train` (ties: smallest pair).
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
-    Raises AssertionError describing the first case where the merge lists differ.
-    """
-    cases = _train_cases()
-    for words, num_merges, what in cases:
-        expected = reference_train(words, num_merges, tie_break="smallest")
-        shown = f"words={_show_words(words)}, num_merges={num_merges}"
-        try:
-            got = user_fn(dict(words), num_merges)
-        except Exception as exc:
-            raise AssertionError(
-                f"check_train, {what}: your function raised {type(exc).__name__}: {exc}\n  input: {shown}"
-            ) from exc
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
+def _train_hint(words: dict[tuple[str, ...], int], num_merges: int, expected: list, got: list) -> str:
+    """Replay the merges both lists share and name the rule the first different merge breaks."""
+    i = next((k for k, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
+    corpus = dict(words)
+    for pair in expected[:i]:
+        corpus = {merge_pair(w, pair): c for w, c in corpus.items()}
+    counts = pair_counts(corpus)
+    if i == len(expected):
+        if len(expected) == num_merges:
+            return f"you returned {_n(len(got), 'merge')}; num_merges={num_merges} is how many to make."
+        return (f"after {_n(i, 'merge')} no adjacent pair is left (every word is one symbol), so training stops "
+                "there; yours goes on.")
+    if i == len(got):
+        return (f"yours stops after {_n(i, 'merge')}, but {expected[i]} still occurs {_times(counts[expected[i]])}: "
+                f"go on until num_merges={num_merges} merges are made or no pair is left.")
+    e, g = expected[i], got[i]
+    where = f"merge {i + 1} should be {e}, yours is {g}"
+    after = "in the input" if i == 0 else "after the first merge" if i == 1 else f"after the first {i} merges"
+    if g not in counts:
+        return (f"{where}, which is not a pair of adjacent symbols {after}: after each "
+                "merge, rewrite every word (replace the pair everywhere, left to right) before counting again.")
+    if counts[g] == counts[e]:
+        return (f"{where}: both occur {_times(counts[e])}, a tie. Break ties by the smallest pair "
+                "(Python's tuple order, min over the tied pairs), not by the order you met them.")
+    unweighted = pair_counts({w: 1 for w in corpus})
+    if unweighted[g] == max(unweighted.values()):
+        return (f"{where}: {e} occurs {_times(counts[e])} and {g} {_times(counts[g])} when every occurrence "
+                "is weighted by its word's count; yours looks like each distinct word was counted once.")
+    return (f"{where}: {e} occurs {_times(counts[e])} and {g} only {_times(counts[g])}. Count the pairs again after "
+            "every merge (or update the counts of the words that changed), then take the most frequent.")
+
+
+def _reference_train(words: dict[tuple[str, ...], int], num_merges: int) -> list[tuple[str, str]]:
+    return reference_train(words, num_merges, tie_break="smallest")
+
+
+@exercise("ch02_1-ex1", title="Implement BPE training", function="my_train", reference=_reference_train,
+          against="toklab.bpe.reference_train, ties to the smallest pair")
+def check_train(run: Run, user_fn: Callable) -> None:
+    """Compare ``user_fn(words, num_merges)`` with `toklab.bpe.reference_train` (ties: smallest pair)."""
+    for words, num_merges, what in _train_cases():
+        expected = _reference_train(words, num_merges)
+        case = run.case(what, expected=expected)
+        got = case.call(user_fn, dict(words), num_merges)
         pairs = _as_pairs(got)
         if pairs is None:
-            raise AssertionError(
-                f"check_train, {what}: expected a list of (left, right) pairs, got {got!r}\n  input: {shown}"
-            )
+            case.fail(got, "return the merges as a list of (left, right) pairs of symbols, e.g. [('a', 'b')], "
+                           "not the merged symbols or the rewritten words.")
         if pairs != expected:
-            hint = ""
-            if len(pairs) == len(expected) and set(pairs) == set(expected):
-                hint = "\n  (same merges, different order: check how you break ties and update counts)"
-            raise AssertionError(
-                f"check_train, {what}: merges differ\n  input:    {shown}\n"
-                f"  expected: {expected}\n  got:      {pairs}\n  {_first_difference(expected, pairs)}{hint}"
-            )
-    return f"check_train: all {len(cases)} cases match toklab.bpe.reference_train"
+            case.fail(pairs, _train_hint(words, num_merges, expected, pairs))
 
 
 # ---------------------------------------------------------------------------- encoding
@@ -153,35 +174,63 @@ def _encode_cases() -> list[tuple[list[str], list[tuple[str, str]], str]]:
     return cases
 
 
-def check_encode(user_fn: Callable) -> str:
+def _by_frequency(symbols: list[str], merges: list[tuple[str, str]]) -> list[str]:
+    """The chapter's pitfall: merge the known pair that occurs most often in the input (first one among equals)."""
+    known, word = set(merges), tuple(symbols)
+    while True:
+        counts = Counter(p for p in zip(word, word[1:]) if p in known)
+        if not counts:
+            return list(word)
+        word = merge_pair(word, counts.most_common(1)[0][0])
+
+
+def _leftmost(symbols: list[str], merges: list[tuple[str, str]]) -> list[str]:
+    """Merge the leftmost adjacent pair that is in ``merges``, whatever its rank."""
+    known, word = set(merges), list(symbols)
+    while True:
+        i = next((k for k, p in enumerate(zip(word, word[1:])) if p in known), None)
+        if i is None:
+            return word
+        word[i : i + 2] = [word[i] + word[i + 1]]
+
+
+def _encode_hint(symbols: list[str], merges: list[tuple[str, str]], expected: list, got: list) -> str:
+    if "".join(map(str, got)) != "".join(symbols):
+        return "your pieces do not concatenate back to the input: a merge joins two adjacent symbols into one."
+    if got == list(symbols):
+        return ("no merge was applied: look up every adjacent pair (a tuple, as in merges) among the merges "
+                "and merge the one with the lowest rank.")
+    by_frequency, leftmost = got == _by_frequency(symbols, merges), got == _leftmost(symbols, merges)
+    if by_frequency and leftmost:
+        return ("that ignores the ranks (it is what merging the most frequent, or the leftmost, known pair "
+                "gives): the merge with the lowest rank (earliest in merges) goes first, wherever it is.")
+    if by_frequency:
+        return ("that merges the pair that occurs most often in the input: encoding re-counts nothing, "
+                "the merge with the lowest rank (earliest in merges) goes first.")
+    if leftmost:
+        return ("that merges the leftmost known pair: the merge with the lowest rank goes first, wherever "
+                "it is in the word.")
+    if got == reference_encode(symbols, merges[::-1]):
+        return "you applied the latest-learned merge first: the lowest rank (earliest in merges) wins."
+    return ("repeatedly merge the adjacent pair with the lowest rank (its index in merges), until no "
+            "adjacent pair is in merges.")
+
+
+@exercise("ch02_1-ex2", title="Implement BPE encoding from ranks", function="my_encode",
+          reference=reference_encode, against="toklab.bpe.reference_encode")
+def check_encode(run: Run, user_fn: Callable) -> None:
     """Compare ``user_fn(symbols, merges)`` with `toklab.bpe.reference_encode`.
 
     Merge lists come from training (each merge's parts exist before it), so
     "apply the earliest-learned applicable merge, repeat" is the rule to match.
-    Raises AssertionError describing the first case where the segmentations differ.
     """
-    cases = _encode_cases()
-    for symbols, merges, what in cases:
+    for symbols, merges, what in _encode_cases():
         expected = reference_encode(symbols, merges)
-        shown = f"symbols={symbols}, merges={merges}"
-        try:
-            got = user_fn(list(symbols), list(merges))
-        except Exception as exc:
-            raise AssertionError(
-                f"check_encode, {what}: your function raised {type(exc).__name__}: {exc}\n  input: {shown}"
-            ) from exc
+        case = run.case(what, expected=expected)
+        got = case.call(user_fn, list(symbols), list(merges))
         try:
             got_list = list(got)
         except TypeError:
-            raise AssertionError(
-                f"check_encode, {what}: expected a list of symbols, got {got!r}\n  input: {shown}"
-            ) from None
+            case.fail(got, "return the segmentation as a list of str pieces.")
         if got_list != expected:
-            hint = ""
-            if "".join(map(str, got_list)) != "".join(symbols):
-                hint = "\n  (your pieces do not even concatenate back to the input)"
-            raise AssertionError(
-                f"check_encode, {what}: segmentations differ\n  input:    {shown}\n"
-                f"  expected: {expected}\n  got:      {got_list}{hint}"
-            )
-    return f"check_encode: all {len(cases)} cases match toklab.bpe.reference_encode"
+            case.fail(got_list, _encode_hint(symbols, merges, expected, got_list))

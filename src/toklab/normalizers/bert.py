@@ -290,7 +290,7 @@ CJK_RANGES = (
 
 # Where HF tokenizers 0.23 (Rust tables) and Python 3.11 (Unicode 14.0) disagree.
 # Measured by running HF's BertNormalizer / BertPreTokenizer on every code point;
-# tests/test_wordpiece.py repeats the measurement.
+# tests/normalizers/test_bert.py and tests/pre_tokenizers/test_bert.py repeat the measurement.
 # Punctuation (P*) in Unicode 14 that HF does not isolate:
 HF_NOT_PUNCT = _ranges(
     "061D 09FD 0A76 0C77 0C84 1B7D-1B7E 2E43-2E4F 2E52-2E5D 10EAD 10F55-10F59 10F86-10F89 "

@@ -91,6 +91,14 @@ class SentencePieceNormalizer:
         check_str(text)
         if not text:
             return ""
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            # The sentencepiece library cannot take such a string either; say where it is.
+            raise ValueError(
+                f"text holds a lone surrogate (U+{ord(text[exc.start]):04X}) at position {exc.start}, which has "
+                "no UTF-8 form; replace it first (toklab.unicode.replace_surrogates)"
+            ) from None
         cfg = self.config
         if cfg.engine == "tokenizers":
             return self._hf_chain("".join(self.chunks(text)))

@@ -167,13 +167,15 @@ def reference_m_step(
     A piece expected fewer than `MIN_EXPECTED_COUNT` (0.5) times leaves the
     vocabulary, unless it is ``protected`` (single characters, required pieces):
     then it is scored as if expected 0.5 times, so it keeps a finite, low
-    score. With ``bayesian`` (sentencepiece's choice) the score is
+    score, even if ``expected`` leaves it out (the E-step lists only pieces
+    some segmentation uses). With ``bayesian`` (sentencepiece's choice) the score is
     ``digamma(count) - digamma(total)`` instead of ``log(count / total)``: a
     variational-Bayes update whose sparse prior pushes rare pieces further down.
     """
+    counts = {**expected, **{piece: 0.0 for piece in protected if piece not in expected}}
     kept = {
         piece: max(count, MIN_EXPECTED_COUNT) if piece in protected else count
-        for piece, count in expected.items()
+        for piece, count in counts.items()
         if count >= MIN_EXPECTED_COUNT or piece in protected
     }
     total = sum(kept.values())

@@ -323,6 +323,8 @@ def m_step(expected, alive, is_protected, bayesian: bool):
     count = np.where(is_protected, np.maximum(expected, MIN_EXPECTED_COUNT), expected)
     total = count[keep].sum()
     logp = np.full(len(expected), -np.inf)
+    if not keep.any():  # no piece left (the reference returns an empty vocabulary)
+        return logp, keep
     if bayesian:
         logp[keep] = digamma_array(count[keep]) - digamma(total)
     else:
