@@ -161,9 +161,7 @@ class ByteBPE:
 
     def id_to_token(self, token_id: int) -> bytes:
         """The bytes of one token; ValueError names an unknown ID and the valid range."""
-        if isinstance(token_id, bool):
-            raise ValueError(f"unknown token ID {token_id!r}: a token ID is an int, not a bool")
-        return self.decode_bytes([check_id(token_id)])
+        return self.decode_bytes([_token_id(token_id)])
 
     # -- encoding -------------------------------------------------------------
 
@@ -377,6 +375,12 @@ def _bad_id(ids: list, decoder: Mapping[int, bytes]) -> Exception:
                 f"(IDs range over 0..{max(decoder)}, {len(decoder)} assigned)"
             )
     return TypeError(f"token IDs must be integers, got {ids!r}")
+
+
+def _token_id(token_id) -> int:
+    if isinstance(token_id, bool):
+        raise ValueError(f"unknown token ID {token_id!r}: a token ID is an int, not a bool")
+    return check_id(token_id)
 
 
 def _token_bytes(token) -> bytes:
