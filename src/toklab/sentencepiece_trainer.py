@@ -31,9 +31,13 @@ encode time exactly as it did while training:
    then the learned pieces. Scores are rounded to float32, as a ``.model`` file
    stores them.
 
-What is not reproduced: sentencepiece also cuts words where the Unicode script
-changes and around numbers (``split_by_unicode_script``, ``split_by_number``,
-both on by default there) and samples sentences from large inputs; its BPE
+Like sentencepiece (``split_by_unicode_script``, on by default), no piece mixes
+Unicode scripts: words are cut where the script changes (`script_runs`), with
+punctuation and digits in the Common script, Hiragana and Katakana counted as Han,
+combining marks taking the script of the character before them and ``▁`` belonging
+to none; ``split_by_number=False`` lets ASCII digits join any script.
+
+What is not reproduced: sentencepiece samples sentences from large inputs; its BPE
 trainer picks among equally frequent pairs by a hash and only recounts the most
 frequent candidates. So the vocabularies are similar, not identical (the book
 measures how similar); a model trained here is, however, a valid sentencepiece
@@ -42,6 +46,7 @@ model that the library runs exactly as toklab does.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import struct
@@ -53,11 +58,11 @@ from .checks import check_bool, check_int, check_str, type_name, warn_smaller
 from .normalizers.nmt import NORMALIZATIONS
 from .normalizers.spm import SentencePieceNormalizer
 from .normalizers.tables import compile_rule
-from .pre_tokenizers.metaspace import split_words
+from .pre_tokenizers.metaspace import SPACE, split_words
 from .sentencepiece_model import UNK_SURFACE, SPConfig, SPPiece, byte_piece
 from .unigram.trainer import train as train_unigram
 
-__all__ = ["sentences", "word_counts", "covered_chars", "train_bpe_pieces", "train_model"]
+__all__ = ["sentences", "script_runs", "word_counts", "covered_chars", "train_bpe_pieces", "train_model"]
 
 
 def sentences(source: str | os.PathLike | Iterable[str]) -> Iterator[str]:
@@ -81,10 +86,51 @@ def sentences(source: str | os.PathLike | Iterable[str]) -> Iterator[str]:
         yield sentence
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _script(ch: str) -> str:
+    from fontTools.unicodedata import script  # ISO 15924 codes from Unicode's Scripts.txt
+
+    code = script(ch)
+    return "Hani" if code in ("Hira", "Kana") or ch == "\u30fc" else code
+
+
+def script_runs(word: str, *, split_by_number: bool = True) -> list[str]:
+    """``word`` cut where the Unicode script changes: sentencepiece's rule that no piece mixes scripts.
+
+    Punctuation, symbols and digits are the Common script (``Zyyy``), Hiragana,
+    Katakana and ``ー`` count as Han, a combining mark (``Zinh``) takes the script of
+    the character before it, ``▁`` belongs to no script, and with
+    ``split_by_number=False`` neither do the ASCII digits.
+
+    >>> script_runs("▁GPT-4o是")
+    ['▁GPT', '-4', 'o', '是']
+    """
+    runs: list[str] = []
+    start, prev = 0, None  # None: no script yet (anything may follow)
+    for i, ch in enumerate(word):
+        if ch == SPACE:
+            continue
+        s = _script(ch)
+        if s == "Zinh":
+            s = prev
+        if not split_by_number and "0" <= ch <= "9":
+            s = None
+        if s is not None and prev is not None and s != prev:
+            runs.append(word[start:i])
+            start = i
+        prev = s
+    runs.append(word[start:])
+    return runs
+
+
 def word_counts(
-    lines: Iterable[str], normalizer: SentencePieceNormalizer, *, cut: Sequence[str] = ()
+    lines: Iterable[str], normalizer: SentencePieceNormalizer, *, cut: Sequence[str] = (),
+    split_by_unicode_script: bool = True, split_by_number: bool = True,
 ) -> Counter:
-    """Words of the normalized, escaped sentences and their counts; the strings in ``cut`` split words and vanish."""
+    """Words of the normalized, escaped sentences and their counts; the strings in ``cut`` split words and vanish.
+
+    With ``split_by_unicode_script`` each word is cut further into `script_runs`.
+    """
     cfg = normalizer.config
     cutter = re.compile("|".join(re.escape(s) for s in sorted(set(cut), key=len, reverse=True))) if cut else None
     counts: Counter = Counter()
@@ -97,7 +143,13 @@ def word_counts(
                 counts.update(part for part in cutter.split(word) if part)
             else:
                 counts[word] += 1
-    return counts
+    if not split_by_unicode_script:
+        return counts
+    runs: Counter = Counter()
+    for word, c in counts.items():
+        for run in script_runs(word, split_by_number=split_by_number):
+            runs[run] += c
+    return runs
 
 
 def covered_chars(counts: Counter, coverage: float) -> list[str]:
@@ -154,6 +206,8 @@ def train_model(
     byte_fallback: bool = False,
     split_by_whitespace: bool = True,
     split_digits: bool = False,
+    split_by_unicode_script: bool = True,
+    split_by_number: bool = True,
     character_coverage: float = 0.9995,
     control_symbols: Sequence[str] = ("<s>", "</s>"),
     user_defined_symbols: Sequence[str] = (),
@@ -179,7 +233,8 @@ def train_model(
     check_int(max_piece_length, "max_piece_length", minimum=1)
     for flag, value in (("add_dummy_prefix", add_dummy_prefix), ("remove_extra_whitespaces", remove_extra_whitespaces),
                         ("byte_fallback", byte_fallback), ("split_by_whitespace", split_by_whitespace),
-                        ("split_digits", split_digits), ("allow_smaller", allow_smaller)):
+                        ("split_digits", split_digits), ("split_by_unicode_script", split_by_unicode_script),
+                        ("split_by_number", split_by_number), ("allow_smaller", allow_smaller)):
         check_bool(value, flag)
     if model_type not in ("unigram", "bpe"):
         raise ValueError(f"model_type must be 'unigram' or 'bpe', got {model_type!r}")
@@ -209,7 +264,8 @@ def train_model(
         split_digits=split_digits, split_by_whitespace=split_by_whitespace, unk_surface=unk_surface,
         charsmap=compile_rule(normalization),
     )
-    counts = word_counts(sentences(source), SentencePieceNormalizer(config, users), cut=meta)
+    counts = word_counts(sentences(source), SentencePieceNormalizer(config, users), cut=meta,
+                         split_by_unicode_script=split_by_unicode_script, split_by_number=split_by_number)
     if not counts:
         raise ValueError("no text to train on: every sentence is empty after normalization")
     chars = covered_chars(counts, float(character_coverage))

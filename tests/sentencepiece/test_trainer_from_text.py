@@ -22,7 +22,7 @@ from toklab.checks import SmallVocabularyWarning
 from toklab.normalizers.tables import compile_rule
 from toklab.pre_tokenizers.metaspace import SPACE
 from toklab.sentencepiece_model import byte_piece
-from toklab.sentencepiece_trainer import covered_chars, word_counts
+from toklab.sentencepiece_trainer import covered_chars, script_runs, word_counts
 from toklab.normalizers.spm import SentencePieceNormalizer
 
 
@@ -156,7 +156,7 @@ def test_close_to_sentencepiece_s_own_trainer(model_type):
     """
     train = [ln for name in ("en", "zh", "mixed", "code") for ln in lines(name, 120_000)]
     held = [ln for name in ("en", "zh", "mixed", "code") for ln in lines(name, 30_000, start=120_000)]
-    ours = tsp.train(train, 2000, model_type=model_type)
+    ours = tsp.train(train, 2000, model_type=model_type, split_by_unicode_script=False, split_by_number=False)
     sp = train_sentencepiece(train, vocab_size=2000, model_type=model_type, **SAME_SPLIT)
     theirs = tsp.SentencePieceTokenizer.from_sentencepiece(sp)
     a = [p.piece for p in ours.pieces if p.kind == "normal"]
@@ -168,3 +168,30 @@ def test_close_to_sentencepiece_s_own_trainer(model_type):
         assert jaccard > 0.99 and abs(gap) < 0.005
     else:
         assert jaccard > 0.9 and abs(gap) < 0.04
+
+
+def test_script_runs():
+    assert script_runs("▁GPT-4o是") == ["▁GPT", "-4", "o", "是"]  # Latin | Common | Latin | Han
+    assert script_runs("▁GPT-4o", split_by_number=False) == ["▁GPT", "-4o"]  # a digit joins any script
+    assert script_runs("カタカナと漢字ー") == ["カタカナと漢字ー"]  # kana and ー count as Han
+    assert script_runs("▁e\u0301t.") == ["▁e\u0301t", "."]  # a combining mark takes the script before it
+    assert script_runs("▁") == ["▁"] and script_runs("▁▁x") == ["▁▁x"]
+    assert script_runs("abc") == ["abc"] and script_runs("") == [""]
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_no_piece_mixes_scripts_and_defaults_are_close_to_sentencepiece(model_type):
+    """With both trainers at their defaults (script splitting on), no toklab piece crosses a script
+    boundary, and the vocabularies stay close: measured 0.986 (BPE) and 0.80 (Unigram) on 100 KB
+    each of en and zh at 2,000 pieces; 0.959 and 0.72 before toklab split by script."""
+    train = [ln for name in ("en", "zh") for ln in lines(name, 100_000)]
+    ours = tsp.train(train, 2000, model_type=model_type, byte_fallback=True)
+    normal = [p.piece for p in ours.pieces if p.kind == "normal"]
+    assert all(len(script_runs(p)) == 1 for p in normal)
+    sp = train_sentencepiece(train, vocab_size=2000, model_type=model_type, byte_fallback=True)
+    theirs = {sp.id_to_piece(i) for i in range(sp.get_piece_size())}
+    mine = {p.piece for p in ours.pieces}
+    jaccard = len(theirs & mine) / len(theirs | mine)
+    assert jaccard > (0.98 if model_type == "bpe" else 0.78)
+    off = tsp.train(train, 2000, model_type=model_type, byte_fallback=True, split_by_unicode_script=False)
+    assert any(len(script_runs(p.piece)) > 1 for p in off.pieces if p.kind == "normal")
