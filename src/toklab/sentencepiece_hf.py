@@ -205,6 +205,9 @@ def _chars_are_pieces(normal: set[str]) -> None:
 def hf_decoder(kinds: Mapping[str, str], add_dummy_prefix: bool, remove_extra_whitespaces: bool, unk_surface: str):
     """sentencepiece's decoder as HF steps: ``Metaspace``, ``ByteFallback``, the unknown piece's surface.
 
+    A model that adds a dummy prefix but keeps extra whitespace gets ``Replace('▁', ' ')``,
+    ``ByteFallback``, the surface, ``Fuse`` and ``Strip(' ', 1, 0)`` instead (see the comment).
+
     ``Metaspace`` runs first so that a ``▁`` spelled by byte pieces stays a
     ``▁``, as in sentencepiece; the ``Replace`` runs last so that the surface's
     leading space is not taken for the dummy prefix.
@@ -215,12 +218,15 @@ def hf_decoder(kinds: Mapping[str, str], add_dummy_prefix: bool, remove_extra_wh
     clash = next((p for p, k in kinds.items() if k == "normal" and unk in p), None)
     if clash is not None:
         raise ValueError(f"piece {clash!r} contains the unknown piece {unk!r}; HF's Replace would rewrite it too")
+    byte = [decoders.ByteFallback()] if any(k == "byte" for k in kinds.values()) else []
+    if add_dummy_prefix and not remove_extra_whitespaces:
+        # Whitespace is kept, so the first piece may be "▁▁": sentencepiece drops one ▁ of it,
+        # HF's Metaspace every ▁ of the first token. Strip after Fuse drops exactly one space.
+        # Only difference left: IDs that begin with the unknown piece lose its surface's first space.
+        return decoders.Sequence([decoders.Replace(SPACE, " "), *byte, decoders.Replace(unk, unk_surface),
+                                  decoders.Fuse(), decoders.Strip(" ", 1, 0)])
     scheme = "always" if add_dummy_prefix or remove_extra_whitespaces else "never"
-    steps = [decoders.Metaspace(SPACE, scheme)]
-    if any(k == "byte" for k in kinds.values()):
-        steps.append(decoders.ByteFallback())
-    steps.append(decoders.Replace(unk, unk_surface))
-    return decoders.Sequence(steps)
+    return decoders.Sequence([decoders.Metaspace(SPACE, scheme), *byte, decoders.Replace(unk, unk_surface)])
 
 
 def hf_added_tokens(pieces: Sequence[SPPiece], config: SPConfig) -> list:
@@ -328,7 +334,8 @@ def _read_decoder(component: Any, fields: dict[str, Any], unk: str) -> str:
             continue
         if kind == "Strip" and (step.get("content"), step.get("start"), step.get("stop")) == (" ", 1, 0):
             strips = True
-        elif kind == "Replace" and _pattern(step) == ("String", unk) and step is rest[-1]:
+        elif kind == "Replace" and _pattern(step) == ("String", unk) and (
+                step is rest[-1] or [t.get("type") for t in rest[rest.index(step) + 1:]] == ["Fuse", "Strip"]):
             surface = step["content"]
         else:
             raise Unsupported(f"decoder {_describe(step)} is not implemented")
