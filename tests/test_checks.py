@@ -169,3 +169,15 @@ def test_empty_and_well_formed_input_still_work(byte_bpe, unigram_model):
     assert byte_bpe.token_to_id(bytearray(b"t")) == byte_bpe.token_to_id(b"t")
     assert unigram_model.encode("") == []
     assert toklab.pretokenize.split("") == []
+
+
+def test_training_files_that_are_not_utf8_are_named(tmp_path):
+    import pathlib
+
+    from toklab import sentencepiece as tsp
+
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("café au lait\n".encode("latin-1") * 50)
+    for train in (lambda p: bpe.train(p, 300), lambda p: wordpiece.train(p, 80), lambda p: tsp.train(p, 60)):
+        with pytest.raises(ValueError, match=r"latin1\.txt is not UTF-8 text \(invalid continuation byte: byte 0xe9\)"):
+            train(pathlib.Path(path))

@@ -33,6 +33,7 @@ __all__ = [
     "check_ids",
     "check_path",
     "warn_smaller",
+    "not_utf8",
 ]
 
 
@@ -111,3 +112,9 @@ def warn_smaller(trainer: str, got: int, asked: int, why: str, allow_smaller: bo
             SmallVocabularyWarning,
             stacklevel=stacklevel,
         )
+
+
+def not_utf8(path: Any, error: UnicodeDecodeError) -> ValueError:
+    """The error for a training or vocabulary file that is not UTF-8 text, naming the file."""
+    return ValueError(f"{os.fspath(path)} is not UTF-8 text ({error.reason}: byte {error.object[error.start]:#04x}); "
+                      "convert it (e.g. iconv -t UTF-8) or pass the decoded text")

@@ -54,7 +54,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from .bpe.trainer import merge_loop
-from .checks import check_bool, check_int, check_str, type_name, warn_smaller
+from .checks import check_bool, check_int, check_str, not_utf8, type_name, warn_smaller
 from .normalizers.nmt import NORMALIZATIONS
 from .normalizers.spm import SentencePieceNormalizer
 from .normalizers.tables import compile_rule
@@ -75,8 +75,11 @@ def sentences(source: str | os.PathLike | Iterable[str]) -> Iterator[str]:
         if not os.path.isfile(path):
             raise ValueError(f"training source {path} is not a file")
         with open(path, encoding="utf-8", newline="") as fh:
-            for line in fh:
-                yield line[:-1] if line.endswith("\n") else line
+            try:
+                for line in fh:
+                    yield line[:-1] if line.endswith("\n") else line
+            except UnicodeDecodeError as e:
+                raise not_utf8(path, e) from None
         return
     if isinstance(source, (bytes, bytearray)) or not hasattr(source, "__iter__"):
         raise TypeError(f"source must be a str, a path (os.PathLike) or an iterable of str, got {type_name(source)}")

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .. import special
-from ..checks import check_int, type_name, warn_smaller
+from ..checks import check_int, not_utf8, type_name, warn_smaller
 from ..pre_tokenizers import patterns
 from .model import ByteBPE
 from .reference import TieBreak, check_tie_break
@@ -47,7 +47,10 @@ def file_blocks(path: Path, pattern: str, specials: Sequence[str]) -> Iterator[s
     buffer = ""
     with open(path, encoding="utf-8", newline="") as fh:
         while True:
-            block = fh.read(BLOCK_CHARS)
+            try:
+                block = fh.read(BLOCK_CHARS)
+            except UnicodeDecodeError as e:
+                raise not_utf8(path, e) from None
             buffer += block
             if not block:
                 if buffer:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ..checks import check_int, type_name, warn_smaller
+from ..checks import check_int, not_utf8, type_name, warn_smaller
 from ..normalizers.bert import BertNormalizer
 from ..pre_tokenizers.bert import bert_words
 from .model import BERT_SPECIAL_TOKENS, WordPiece
@@ -184,11 +184,14 @@ def word_counts(
             raise ValueError(f"training source {path} is not a file")
         with open(path, encoding="utf-8", newline="") as fh:
             batch: list[str] = []
-            for line in fh:
-                batch.append(line)
-                if len(batch) >= _LINES_PER_BATCH:
-                    counts.update(bert_words("".join(batch), normalizer))
-                    batch = []
+            try:
+                for line in fh:
+                    batch.append(line)
+                    if len(batch) >= _LINES_PER_BATCH:
+                        counts.update(bert_words("".join(batch), normalizer))
+                        batch = []
+            except UnicodeDecodeError as e:
+                raise not_utf8(path, e) from None
             counts.update(bert_words("".join(batch), normalizer))
         return counts
     docs = [source] if isinstance(source, str) else source
