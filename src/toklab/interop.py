@@ -50,7 +50,7 @@ from .pipeline import Pipeline
 from .post_processors import TemplateProcessing
 from .pre_tokenizers.patterns import PATTERNS, onig_pattern
 from .sentencepiece import SentencePieceTokenizer
-from .sentencepiece_hf import JsonFloat, Unsupported, sentencepiece_from_hf
+from .sentencepiece_hf import JsonFloat, Unsupported, flat_steps, sentencepiece_from_hf
 from .sentencepiece_hf import hf_model as sentencepiece_hf_model
 from .unicode import from_proxy
 from .wordpiece.model import WordPiece
@@ -122,14 +122,6 @@ def read_document(text_or_path: str | os.PathLike | Mapping) -> dict[str, Any]:
     return document
 
 
-def _steps(component: Any, key: str) -> list[dict]:
-    if component is None:
-        return []
-    if component.get("type") == "Sequence":
-        return [step for sub in component[key] for step in _steps(sub, key)]
-    return [component]
-
-
 def _name(step: Any) -> str:
     if not isinstance(step, dict):
         return repr(step)
@@ -157,7 +149,7 @@ def _added_tokens(document: dict, normalizer_present: bool) -> tuple[dict[str, i
 
 def _post_processor(component: Any, family: str) -> TemplateProcessing | None:
     template = None
-    for step in _steps(component, "processors"):
+    for step in flat_steps(component, "processors"):
         kind = step.get("type")
         if kind == "ByteLevel" and family == "byte-level":
             continue  # it only adjusts offsets, which toklab's encode does not return
@@ -187,7 +179,7 @@ def _template_word(item: dict) -> str:
 
 
 def _unicode_normalizer(component: Any) -> str | None:
-    steps = _steps(component, "normalizers")
+    steps = flat_steps(component, "normalizers")
     if not steps:
         return None
     if len(steps) == 1 and steps[0].get("type") in ("NFC", "NFD", "NFKC", "NFKD"):
@@ -211,7 +203,7 @@ def _python_regex(pattern: str) -> str:
 
 
 def _byte_level_pattern(component: Any) -> str:
-    steps = _steps(component, "pretokenizers")
+    steps = flat_steps(component, "pretokenizers")
     kinds = [s.get("type") for s in steps]
     if kinds == ["ByteLevel"] and steps[0].get("use_regex", True):
         pattern, level = "gpt2-2019", steps[0]
@@ -238,8 +230,8 @@ def _byte_level(document: dict) -> ByteBPE | Pipeline:
                        ("end_of_word_suffix", (None, "")), ("byte_fallback", (False, None))):
         if model.get(option) not in ok:
             raise Unsupported(f"BPE option {option}={model.get(option)!r} is not implemented for byte-level BPE")
-    if (_steps(document.get("decoder"), "decoders") or [{}])[0].get("type") != "ByteLevel" or \
-            len(_steps(document.get("decoder"), "decoders")) != 1:
+    if (flat_steps(document.get("decoder"), "decoders") or [{}])[0].get("type") != "ByteLevel" or \
+            len(flat_steps(document.get("decoder"), "decoders")) != 1:
         raise Unsupported(f"decoder {_name(document.get('decoder'))} is not implemented for byte-level BPE "
                           "(toklab decodes with ByteLevel)")
     normal_form = _unicode_normalizer(document.get("normalizer"))
@@ -274,16 +266,16 @@ def _byte_level(document: dict) -> ByteBPE | Pipeline:
 
 def _wordpiece(document: dict) -> WordPiece:
     model = document["model"]
-    norm = _steps(document.get("normalizer"), "normalizers")
+    norm = flat_steps(document.get("normalizer"), "normalizers")
     if len(norm) > 1 or (norm and norm[0].get("type") != "BertNormalizer"):
         raise Unsupported(f"normalizer {_name(norm[0])} is not implemented for WordPiece (toklab has BertNormalizer)")
     options = norm[0] if norm else {"clean_text": False, "handle_chinese_chars": False, "strip_accents": False,
                                     "lowercase": False}
-    pre = _steps(document.get("pre_tokenizer"), "pretokenizers")
+    pre = flat_steps(document.get("pre_tokenizer"), "pretokenizers")
     if [s.get("type") for s in pre] != ["BertPreTokenizer"]:
         raise Unsupported("pre-tokenizer " + (" + ".join(_name(s) for s in pre) or "None") + " is not implemented for "
                           "WordPiece (toklab has BertPreTokenizer)")
-    decoder = _steps(document.get("decoder"), "decoders")
+    decoder = flat_steps(document.get("decoder"), "decoders")
     prefix = model.get("continuing_subword_prefix") or "##"
     if len(decoder) != 1 or decoder[0].get("type") != "WordPiece" or decoder[0].get("prefix") != prefix:
         raise Unsupported(f"decoder {_name(document.get('decoder'))} is not implemented for WordPiece (toklab "
@@ -331,8 +323,8 @@ def from_hf_json(text_or_path: str | os.PathLike | Mapping) -> ByteBPE | WordPie
         if document.get(option) is not None:
             raise Unsupported(f"{option}={document[option]!r}: it changes HF's output and toklab does not implement it")
     model = document["model"].get("type")
-    pre = [s.get("type") for s in _steps(document.get("pre_tokenizer"), "pretokenizers")]
-    decoder = [s.get("type") for s in _steps(document.get("decoder"), "decoders")]
+    pre = [s.get("type") for s in flat_steps(document.get("pre_tokenizer"), "pretokenizers")]
+    decoder = [s.get("type") for s in flat_steps(document.get("decoder"), "decoders")]
     if model == "BPE" and ("ByteLevel" in pre or decoder == ["ByteLevel"]):
         return _byte_level(document)
     if model == "WordPiece":

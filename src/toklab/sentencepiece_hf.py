@@ -55,6 +55,7 @@ from .pre_tokenizers.metaspace import SPACE
 from .sentencepiece_model import SPConfig, SPPiece, byte_piece
 
 __all__ = [
+    "flat_steps",
     "hf_float",
     "JsonFloat",
     "hf_normalizer",
@@ -244,11 +245,12 @@ class Unsupported(ValueError):
     """A ``tokenizer.json`` component that toklab does not reproduce exactly (its message names it)."""
 
 
-def _steps(component: Any, key: str) -> list[dict]:
+def flat_steps(component: Any, key: str) -> list[dict]:
+    """The steps of a tokenizer.json component, ``Sequence``s flattened (``key``: e.g. ``"normalizers"``)."""
     if component is None:
         return []
     if component.get("type") == "Sequence":
-        return [step for sub in component[key] for step in _steps(sub, key)]
+        return [step for sub in component[key] for step in flat_steps(sub, key)]
     return [component]
 
 
@@ -264,7 +266,7 @@ def _describe(step: dict) -> str:
 
 def _read_normalizer(component: Any) -> dict[str, Any]:
     """SPConfig fields from the normalizer chain toklab writes (or Llama's ``Prepend`` + ``Replace``)."""
-    steps = _steps(component, "normalizers")
+    steps = flat_steps(component, "normalizers")
     found: dict[str, Any] = {"charsmap": None, "remove_extra_whitespaces": False, "add_dummy_prefix": False,
                              "escape_whitespaces": False}
     expected = ["Precompiled", "strip", "collapse", "Prepend", "escape", "trailing"]
@@ -313,7 +315,7 @@ def _read_normalizer(component: Any) -> dict[str, Any]:
 
 def _read_decoder(component: Any, fields: dict[str, Any], unk: str) -> str:
     """Check the decoder against the normalizer; return the unknown piece's surface."""
-    steps = _steps(component, "decoders")
+    steps = flat_steps(component, "decoders")
     names = [s.get("type") for s in steps]
     strips = False
     surface = unk
@@ -440,7 +442,7 @@ def sentencepiece_from_hf(document: Mapping[str, Any]) -> tuple[list[SPPiece], S
     """
     added = {t["content"]: t for t in document.get("added_tokens", [])}
     fields = _read_normalizer(document.get("normalizer"))
-    pre = _steps(document.get("pre_tokenizer"), "pretokenizers")
+    pre = flat_steps(document.get("pre_tokenizer"), "pretokenizers")
     for step in pre:
         if step.get("type") == "Metaspace" and step.get("replacement") == SPACE and \
                 step.get("prepend_scheme") == "never" and not step.get("split") and not fields["escape_whitespaces"]:
