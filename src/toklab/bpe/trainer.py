@@ -97,7 +97,9 @@ def pretoken_counts(
     specials = tuple(special_tokens)
     patterns.compiled(pattern)  # fail early on a bad pattern
     if isinstance(source, str):
-        jobs: Iterable[str] = text_blocks(source, pattern, specials) if processes and processes > 1 else [source]
+        # In ~1 MB blocks (cut where the pre-tokens cannot change), so the list of
+        # pre-tokens in memory at once is a block's, not the whole text's.
+        jobs: Iterable[str] = text_blocks(source, pattern, specials)
     elif isinstance(source, os.PathLike):
         path = Path(source)
         if not path.is_file():
@@ -181,15 +183,23 @@ def train(
         ) from None
     words: list[list[int]] = [list(b) for b, _ in items]
     freq: list[int] = [c for _, c in items]
+    del counts, items
     sym: list[bytes] = [bytes([i]) for i in range(256)]
 
+    # pair -> count, and pair -> the words it occurs in (a list that may hold stale
+    # words and repeats: it is read only when the pair is merged, then deduplicated)
     pair_count: dict[tuple[int, int], int] = {}
-    where: dict[tuple[int, int], set[int]] = {}
+    where: dict[tuple[int, int], list[int]] = {}
     for w, word in enumerate(words):
         c = freq[w]
         for pair in zip(word, word[1:]):
-            pair_count[pair] = pair_count.get(pair, 0) + c
-            where.setdefault(pair, set()).add(w)
+            n = pair_count.get(pair)
+            if n is None:
+                pair_count[pair] = c
+                where[pair] = [w]
+            else:
+                pair_count[pair] = n + c
+                where[pair].append(w)
 
     if tie_break == "smallest":
         def key(p: tuple[int, int]) -> tuple:
@@ -220,29 +230,74 @@ def train(
         new_id = len(sym)
         sym.append(sym[a] + sym[b])
         merges.append((sym[a], sym[b]))
-        created: set[tuple[int, int]] = set()
-        for w in where.pop(pair):
-            result = _merge_ids(words[w], a, b, new_id)
-            if result is None:
-                continue
-            words[w], changes = result
-            c = freq[w]
-            for p, d in changes:
-                n = pair_count.get(p, 0) + d * c
-                if n:
-                    if p not in pair_count and new_id in p:
-                        created.add(p)
-                    pair_count[p] = n
+        created: list[tuple[int, int]] = []
+        same = a == b  # then the merged pair itself can show up as a broken neighbour ("a a a"): skipped
+        for w in dict.fromkeys(where.pop(pair)):
+            # `toklab.bpe.reference.merge_pair` on this word, updating the counts of
+            # the pairs next to each merge site as it goes: for an occurrence with
+            # left neighbour p and right neighbour q, (p, a) and (b, q) are broken
+            # and (p, new) and (new, q) made. p is taken from the output built so
+            # far, so back-to-back occurrences come out right (a b a b -> new new).
+            word = words[w]
+            try:
+                i = word.index(a)
+            except ValueError:
+                continue  # the word index is a superset: this word lost the pair earlier
+            n, c = len(word), freq[w]
+            out: list[int] = []
+            start = 0
+            while i + 1 < n:
+                if word[i + 1] != b:
+                    start_search = i + 1
                 else:
-                    del pair_count[p]
-                if d > 0:
-                    words_with_p = where.get(p)
-                    if words_with_p is None:
-                        where[p] = {w}
-                    else:
-                        words_with_p.add(w)
-        pair_count.pop(pair, None)
-        for p in created:
+                    out += word[start:i]
+                    if out:
+                        prev = out[-1]
+                        if not (same and prev == a):
+                            q = (prev, a)
+                            k = pair_count[q] - c
+                            if k:
+                                pair_count[q] = k
+                            else:
+                                del pair_count[q]
+                        q = (prev, new_id)
+                        k = pair_count.get(q)
+                        if k is None:
+                            pair_count[q] = c
+                            created.append(q)
+                            where.setdefault(q, []).append(w)
+                        else:
+                            pair_count[q] = k + c
+                            where[q].append(w)
+                    if i + 2 < n:
+                        nxt = word[i + 2]
+                        if not (same and nxt == b):
+                            q = (b, nxt)
+                            k = pair_count[q] - c
+                            if k:
+                                pair_count[q] = k
+                            else:
+                                del pair_count[q]
+                        q = (new_id, nxt)
+                        k = pair_count.get(q)
+                        if k is None:
+                            pair_count[q] = c
+                            created.append(q)
+                            where.setdefault(q, []).append(w)
+                        else:
+                            pair_count[q] = k + c
+                            where[q].append(w)
+                    out.append(new_id)
+                    start = start_search = i + 2
+                try:
+                    i = word.index(a, start_search)
+                except ValueError:
+                    break
+            if start:
+                out += word[start:]
+                words[w] = out
+        del pair_count[pair]
+        for p in dict.fromkeys(created):
             if p in pair_count:
                 heapq.heappush(heap, (-pair_count[p], key(p), p))
         if bar is not None:
@@ -251,49 +306,3 @@ def train(
         bar.close()
     return ByteBPE(merges, pattern=pattern, special_tokens=specials)
 
-
-def _merge_ids(
-    word: list[int], a: int, b: int, new: int
-) -> tuple[list[int], list[tuple[tuple[int, int], int]]] | None:
-    """`toklab.bpe.reference.merge_pair` on IDs, plus the pair-count changes it causes (None if the pair is absent).
-
-    Only pairs next to a merge site change: for an occurrence with left
-    neighbour p and right neighbour q, (p, a) and (b, q) disappear and
-    (p, new) and (new, q) appear. Taking p from the output built so far makes
-    back-to-back occurrences come out right (``a b a b`` -> ``new new``).
-    Occurrences are found with ``list.index``, so a long word costs little
-    more than the number of places where ``a`` occurs.
-    """
-    if a not in word:
-        return None
-    n = len(word)
-    out: list[int] = []
-    changes: list[tuple[tuple[int, int], int]] = []
-    index = word.index
-    start = 0
-    i = index(a)
-    while i + 1 < n:
-        if word[i + 1] == b:
-            out.extend(word[start:i])
-            changes.append(((a, b), -1))
-            if out:
-                prev = out[-1]
-                changes.append(((prev, a), -1))
-                changes.append(((prev, new), 1))
-            if i + 2 < n:
-                nxt = word[i + 2]
-                changes.append(((b, nxt), -1))
-                changes.append(((new, nxt), 1))
-            out.append(new)
-            start = i + 2
-            search_from = start
-        else:
-            search_from = i + 1
-        try:
-            i = index(a, search_from)
-        except ValueError:
-            break
-    if not changes:
-        return None
-    out.extend(word[start:])
-    return out, changes
