@@ -167,6 +167,8 @@ def train(
             f"vocab_size={vocab_size} is too small: it must be at least 256 (one token per byte) "
             f"+ {len(specials)} special tokens = {256 + len(specials)}"
         )
+    if vocab_size - len(specials) > 0x110000:  # one character per symbol (see below)
+        raise ValueError(f"vocab_size={vocab_size} is too large: at most {0x110000 + len(specials):,} is supported")
     counts = pretoken_counts(source, pattern, specials, processes)
     if not counts:
         raise ValueError("the training corpus is empty (no text outside special tokens)")
@@ -181,18 +183,23 @@ def train(
             f"training text contains a lone surrogate ({bad!r} in {exc.object!r}), which has no "
             "UTF-8 form; fix the text (e.g. decode it with errors='replace') before training"
         ) from None
-    words: list[list[int]] = [list(b) for b, _ in items]
+    # A word is a str with one character per symbol: chr(ID), so the bytes decoded
+    # as Latin-1 to start with and chr(256 + k) for merge k. A pair is the
+    # two-character string of its symbols, and merging a word is str.replace,
+    # which works left to right without overlaps exactly as `merge_pair` does.
+    words: list[str] = [b.decode("latin-1") for b, _ in items]
     freq: list[int] = [c for _, c in items]
     del counts, items
     sym: list[bytes] = [bytes([i]) for i in range(256)]
 
     # pair -> count, and pair -> the words it occurs in (a list that may hold stale
     # words and repeats: it is read only when the pair is merged, then deduplicated)
-    pair_count: dict[tuple[int, int], int] = {}
-    where: dict[tuple[int, int], list[int]] = {}
+    pair_count: dict[str, int] = {}
+    where: dict[str, list[int]] = {}
     for w, word in enumerate(words):
         c = freq[w]
-        for pair in zip(word, word[1:]):
+        for i in range(len(word) - 1):
+            pair = word[i : i + 2]
             n = pair_count.get(pair)
             if n is None:
                 pair_count[pair] = c
@@ -202,11 +209,11 @@ def train(
                 where[pair].append(w)
 
     if tie_break == "smallest":
-        def key(p: tuple[int, int]) -> tuple:
-            return (sym[p[0]], sym[p[1]])
+        def key(p: str) -> tuple:
+            return (sym[ord(p[0])], sym[ord(p[1])])
     else:
-        def key(p: tuple[int, int]) -> tuple:
-            return (_inverted(sym[p[0]]), _inverted(sym[p[1]]))
+        def key(p: str) -> tuple:
+            return (_inverted(sym[ord(p[0])]), _inverted(sym[ord(p[1])]))
 
     heap = [(-c, key(p), p) for p, c in pair_count.items()]
     heapq.heapify(heap)
@@ -226,76 +233,62 @@ def train(
             continue
         if current < min_frequency:
             break
-        a, b = pair
+        a, b = ord(pair[0]), ord(pair[1])
         new_id = len(sym)
         sym.append(sym[a] + sym[b])
         merges.append((sym[a], sym[b]))
-        created: list[tuple[int, int]] = []
-        same = a == b  # then the merged pair itself can show up as a broken neighbour ("a a a"): skipped
+        new = chr(new_id)
+        created: list[str] = []
         for w in dict.fromkeys(where.pop(pair)):
-            # `toklab.bpe.reference.merge_pair` on this word, updating the counts of
-            # the pairs next to each merge site as it goes: for an occurrence with
-            # left neighbour p and right neighbour q, (p, a) and (b, q) are broken
-            # and (p, new) and (new, q) made. p is taken from the output built so
-            # far, so back-to-back occurrences come out right (a b a b -> new new).
+            # The counts of the pairs next to each merge site change: for an occurrence
+            # with left neighbour p and right neighbour q, (p, a) and (b, q) are broken
+            # and (p, new) and (new, q) made. After a back-to-back occurrence
+            # (a b a b -> new new) the left neighbour is the new symbol.
             word = words[w]
-            try:
-                i = word.index(a)
-            except ValueError:
+            i = word.find(pair)
+            if i < 0:
                 continue  # the word index is a superset: this word lost the pair earlier
-            n, c = len(word), freq[w]
-            out: list[int] = []
-            start = 0
-            while i + 1 < n:
-                if word[i + 1] != b:
-                    start_search = i + 1
-                else:
-                    out += word[start:i]
-                    if out:
-                        prev = out[-1]
-                        if not (same and prev == a):
-                            q = (prev, a)
-                            k = pair_count[q] - c
-                            if k:
-                                pair_count[q] = k
-                            else:
-                                del pair_count[q]
-                        q = (prev, new_id)
-                        k = pair_count.get(q)
-                        if k is None:
-                            pair_count[q] = c
-                            created.append(q)
-                            where.setdefault(q, []).append(w)
+            c, end, last = freq[w], len(word) - 2, -1
+            while i >= 0:
+                if i:
+                    if i == last:
+                        broken, made = new + pair[0], new + new
+                    else:
+                        broken, made = word[i - 1 : i + 1], word[i - 1] + new
+                    if broken != pair:  # "a a a": the merged pair itself is dropped below
+                        k = pair_count[broken] - c
+                        if k:
+                            pair_count[broken] = k
                         else:
-                            pair_count[q] = k + c
-                            where[q].append(w)
-                    if i + 2 < n:
-                        nxt = word[i + 2]
-                        if not (same and nxt == b):
-                            q = (b, nxt)
-                            k = pair_count[q] - c
-                            if k:
-                                pair_count[q] = k
-                            else:
-                                del pair_count[q]
-                        q = (new_id, nxt)
-                        k = pair_count.get(q)
-                        if k is None:
-                            pair_count[q] = c
-                            created.append(q)
-                            where.setdefault(q, []).append(w)
+                            del pair_count[broken]
+                    k = pair_count.get(made)
+                    if k is None:
+                        pair_count[made] = c
+                        created.append(made)
+                        where.setdefault(made, []).append(w)
+                    else:
+                        pair_count[made] = k + c
+                        where[made].append(w)
+                if i < end:
+                    broken = word[i + 1 : i + 3]
+                    if broken != pair:
+                        k = pair_count[broken] - c
+                        if k:
+                            pair_count[broken] = k
                         else:
-                            pair_count[q] = k + c
-                            where[q].append(w)
-                    out.append(new_id)
-                    start = start_search = i + 2
-                try:
-                    i = word.index(a, start_search)
-                except ValueError:
-                    break
-            if start:
-                out += word[start:]
-                words[w] = out
+                            del pair_count[broken]
+                    made = new + word[i + 2]
+                    k = pair_count.get(made)
+                    if k is None:
+                        pair_count[made] = c
+                        created.append(made)
+                        where.setdefault(made, []).append(w)
+                    else:
+                        pair_count[made] = k + c
+                        where[made].append(w)
+                last = i + 2
+                i = word.find(pair, last)
+            words[w] = word.replace(pair, new)
         del pair_count[pair]
         for p in dict.fromkeys(created):
             if p in pair_count:
