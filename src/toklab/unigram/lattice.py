@@ -13,10 +13,9 @@ Two engines run them:
   `forward_log`, `nbest_paths`, `sample_paths`, `text_expected_counts`), for
   `toklab.unigram.Unigram`; `best_path` adds scores in float32 when asked,
   as sentencepiece's C++ encoder does;
-* for many words at once, in numpy (`Lattice`, `Sweep`, `substring_edges`),
-  for the trainer: every word's lattice in flat arrays, found for all words
-  at once and run one numpy step per position. When pieces are pruned it
-  only masks edges; it never scans the text again.
+* for many words at once, in numpy (`Lattice`, `Sweep`, `substring_edges`), for the
+  trainer: every word's lattice in flat arrays, found for all words at once and run
+  one numpy step per position. Pruning only masks edges; it never rescans the text.
 
 Both must equal the plain versions in `toklab.unigram.reference`.
 """
@@ -276,17 +275,17 @@ class Sweep:
             flag[1:] = node[1:] != node[:-1]
         starts = np.flatnonzero(flag)
         self.group_node = node[starts]
-        self.group_of = (np.cumsum(flag) - 1).astype(np.int32)
         node_depth = depth[node]
         top = int(node_depth.max()) if n else 0
         edge_bounds = np.searchsorted(node_depth, np.arange(top + 2))
         group_bounds = np.searchsorted(starts, edge_bounds)
-        steps = []
+        steps = []  # per depth: edges a:b, groups ga:gb, each group's first edge and size
         for d in range(top + 1):
             a, b = int(edge_bounds[d]), int(edge_bounds[d + 1])
             if a < b:
                 ga, gb = int(group_bounds[d]), int(group_bounds[d + 1])
-                steps.append((a, b, ga, gb, starts[ga:gb] - a))
+                local = starts[ga:gb] - a
+                steps.append((a, b, ga, gb, local, np.diff(local, append=b - a)))
         self.steps = steps[::-1] if reverse else steps
 
     def subset(self, mask) -> "Sweep":
@@ -295,13 +294,13 @@ class Sweep:
 
     def logsumexp(self, values, edge_score) -> None:
         """values[node] = log sum over the node's edges of exp(values[other] + edge_score)."""
-        for a, b, ga, gb, local in self.steps:
+        for a, b, ga, gb, local, size in self.steps:
             v = values[self.other[a:b]] + edge_score[a:b]
             if b - a == gb - ga:  # one edge per node: nothing to add up
                 values[self.group_node[ga:gb]] = v
                 continue
             m = np.maximum.reduceat(v, local)
-            e = np.exp(v - m[self.group_of[a:b] - ga])
+            e = np.exp(v - np.repeat(m, size))
             values[self.group_node[ga:gb]] = m + np.log(np.add.reduceat(e, local))
 
     def maximum(self, values, edge_score):
@@ -313,7 +312,7 @@ class Sweep:
         """
         back = np.full(len(values), -1, dtype=np.int64)
         big = np.iinfo(np.int64).max
-        for a, b, ga, gb, local in self.steps:
+        for a, b, ga, gb, local, size in self.steps:
             v = values[self.other[a:b]] + edge_score[a:b]
             nodes = self.group_node[ga:gb]
             if b - a == gb - ga:
@@ -321,7 +320,7 @@ class Sweep:
                 back[nodes] = np.arange(a, b)
                 continue
             m = np.maximum.reduceat(v, local)
-            hit = v == m[self.group_of[a:b] - ga]
+            hit = v == np.repeat(m, size)
             back[nodes] = np.minimum.reduceat(np.where(hit, np.arange(a, b), big), local)
             values[nodes] = m
         return back
@@ -350,17 +349,17 @@ class Lattice:
         kind = np.int32 if n_nodes < 2**31 else np.int64
         self.depth = (np.arange(n_nodes, dtype=np.int64) - np.repeat(self.start, lens + 1)).astype(kind)
         self.word_of = np.repeat(np.arange(len(words), dtype=kind), lens + 1)
-        src, dst, pid = substring_edges(codes, self.start, self.end, lookup, whole=whole)
-        src, dst, pid = src.astype(kind), dst.astype(kind), pid.astype(kind)
-        # The edges come in (word, start, end) order: a stable sort by the depth
-        # of the end (start) node leaves each node's edges contiguous and
-        # ordered by their other end, which is what Sweep needs.
+        src, dst, pid = substring_edges(codes, self.start, self.end, lookup, whole=whole, dtype=kind)
+        # The edges come in (word, start, end) order: a stable sort by the depth of the end (start)
+        # node leaves each node's edges contiguous and ordered by their other end, as Sweep needs.
         order = np.argsort(self.depth[dst], kind="stable")
         self.fwd = Sweep(dst[order], src[order], pid[order], self.depth, reverse=False)
-        self.bwd = None  # backward=False: Viterbi only, no forward-backward
+        self.bwd = None  # backward=False: Viterbi only
         if backward:
             order = np.argsort(self.depth[src], kind="stable")
-            self.bwd = Sweep(src[order], dst[order], pid[order], self.depth, reverse=True)
+            node, other, pid = src[order], dst[order], pid[order]
+            del src, dst, order
+            self.bwd = Sweep(node, other, pid, self.depth, reverse=True)
 
     @property
     def n_edges(self) -> int:
@@ -425,10 +424,9 @@ class Lattice:
 
 
 def code_points(words: Sequence[str]):
-    """The words laid end to end, one separator between them, as code points: ``(codes, starts, lens)``.
+    """The words end to end with a separator (0) between them, as code points: ``(codes, starts, lens)``.
 
-    Position ``starts[w] + k`` holds character ``k`` of word ``w``: the lattice
-    node where that character starts. Separators hold 0 and belong to no word.
+    Position ``starts[w] + k`` is character ``k`` of word ``w``, and the lattice node where it starts.
     """
     lens = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
     starts = np.zeros(len(words), dtype=np.int64)
@@ -438,18 +436,18 @@ def code_points(words: Sequence[str]):
     return np.frombuffer(data, dtype=np.uint32).astype(np.int64), starts, lens
 
 
-def substring_edges(codes, starts, ends, lookup: Mapping[str, int], *, whole: bool = True):
+def substring_edges(codes, starts, ends, lookup: Mapping[str, int], *, whole: bool = True, dtype=np.int64):
     """``(src, dst, pid)``: every ``text[src:dst]`` that is a piece inside one word, sorted by ``(src, dst)``.
 
     ``codes``, ``starts``, ``ends``: the words as `code_points` lays them out.
-    The same edges as `text_edges`' prefix scan, found length by length for
-    every position at once: a position stays in play while its substring is a
-    prefix of some piece. A substring is named by an exact integer key (the
-    dense ID of its one-shorter prefix times a constant above every code
-    point, plus its last code point), looked up among the pieces' prefix keys.
+    The same edges as `text_edges`' prefix scan, found length by length for every
+    position at once: a position stays in play while its substring is a prefix of some
+    piece. A substring is named by an exact integer key (the dense ID of its one-shorter
+    prefix times a constant above every code point, plus its last code point), looked up
+    among the pieces' prefix keys. ``dtype``: of the three arrays (nodes and IDs fit).
     """
     items = [(p, i) for p, i in lookup.items() if i >= 0 and p]
-    empty = np.zeros(0, dtype=np.int64)
+    empty = np.zeros(0, dtype=dtype)
     if not items or not len(codes):
         return empty, empty, empty
     p_codes, p_starts, p_lens = code_points([p for p, _ in items])
@@ -474,9 +472,9 @@ def substring_edges(codes, starts, ends, lookup: Mapping[str, int], *, whole: bo
         edge = piece_of[t_dense] >= 0
         if not whole:
             edge &= (pos != start_of[pos]) | (pos + length != end_of[pos])
-        found_src.append(pos[edge])
-        found_len.append(np.full(int(edge.sum()), length, dtype=np.int64))
-        found_pid.append(piece_of[t_dense[edge]])
+        found_src.append(pos[edge].astype(dtype))
+        found_len.append(np.full(int(edge.sum()), length, dtype=dtype))
+        found_pid.append(piece_of[t_dense[edge]].astype(dtype))
         p_live, p_dense = p_live[~done], p_dense[~done]
         length += 1
         ok = pos + length <= end_of[pos]
@@ -485,8 +483,11 @@ def substring_edges(codes, starts, ends, lookup: Mapping[str, int], *, whole: bo
             break
         p_key, t_key = p_dense * base + p_codes[p_starts[p_live] + length - 1], t_dense * base + codes[pos + length - 1]
     src, size, pid = np.concatenate(found_src), np.concatenate(found_len), np.concatenate(found_pid)
-    order = np.argsort(src * (length + 1) + size, kind="stable")
-    return src[order], src[order] + size[order], pid[order]
+    del found_src, found_len, found_pid
+    order = np.argsort(src, kind="stable")  # the levels were found shortest first: (src, dst) order
+    src, size = src[order], size[order]
+    size += src
+    return src, size, pid[order]
 
 
 def piece_lookup(pieces: Sequence[str], ids: Iterable[int] | None = None) -> dict[str, int]:

@@ -79,8 +79,9 @@ def seed_pieces(
     if not items:
         return {}
     codes, starts, lens = code_points([w for w, _ in items])
+    codes = codes.astype(np.int32)  # (int32 positions and codes: half the memory of the level arrays)
     n = len(codes)
-    end = np.repeat(starts + lens, lens + 1)[:n]  # one past the last character of each position's word
+    end = np.repeat((starts + lens).astype(np.int32), lens + 1)[:n]  # one past the last character of each word
     weight = np.repeat(np.array([c for _, c in items], dtype=np.int64), lens + 1)[:n]
     valid = np.ones(n, dtype=bool)
     valid[(starts + lens)[:-1]] = False  # the separators between words
@@ -88,11 +89,11 @@ def seed_pieces(
     char_codes, char_of = np.unique(codes[valid], return_inverse=True)
     char_count = np.bincount(char_of, weights=weight[valid]).astype(np.int64)
     chars = {chr(int(u)): int(c) for u, c in zip(char_codes, char_count)}
-    pos = np.flatnonzero(valid)
-    ids = char_of
-    keep = char_count[ids] >= 2
-    pos, ids = pos[keep], ids[keep]
+    pos = np.flatnonzero(valid).astype(np.int32)
+    keep = char_count[char_of] >= 2
+    pos, ids = pos[keep], char_of[keep]
     ids = (np.cumsum(char_count >= 2) - 1)[ids]  # dense among the frequent characters
+    del valid, char_of, keep
     prev_count = char_count[char_count >= 2]
     base = np.int64(max(int(char_codes[-1]) + 1, 1))
     levels = []  # per length >= 2: (length, a position of each frequent substring, its count, alive mask)
@@ -101,8 +102,11 @@ def seed_pieces(
         ok[pos] = True
         sel = ok[pos + 1] & (pos + length <= end[pos])
         here, hid = pos[sel], ids[sel]
+        del pos, ids, sel, ok
         key = hid * base + codes[here + length - 1]
+        del hid
         uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        del key
         count = np.bincount(inv, weights=weight[here]).astype(np.int64)
         frequent = count >= 2
         if not frequent.any():
@@ -118,7 +122,8 @@ def seed_pieces(
         rank = np.cumsum(frequent) - 1
         levels.append((length, here[first[frequent]], count[frequent], np.ones(int(frequent.sum()), dtype=bool)))
         stay = frequent[inv]
-        pos, ids = here[stay], rank[inv[stay]]
+        pos, ids = here[stay], rank[inv[stay]].astype(np.int32)
+        del here, inv, stay, first
         prev_count = count[frequent]
     joined = "\0".join(w for w, _ in items)
     found = [
