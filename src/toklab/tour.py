@@ -26,7 +26,7 @@ MAP: tuple[tuple[str, str], ...] = (
     ("3 model: BPE", "toklab.bpe"),
     ("3 model: WordPiece", "toklab.wordpiece"),
     ("3 model: Unigram", "toklab.unigram"),
-    ("4 IDs, 5 post-processor", "toklab.post_processors"),
+    ("5 post-processor", "toklab.post_processors"),
     ("decode", "toklab.decoders"),
     ("all stages together", "toklab.pipeline"),
     ("a sentencepiece model", "toklab.sentencepiece"),

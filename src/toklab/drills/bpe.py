@@ -17,7 +17,7 @@ from .. import bpe
 from .problem import Mistake, Part, Problem, first_difference, read_merges, read_tokens, show_merges, show_tokens
 
 __all__ = ["random_corpus", "train_problem", "encode_problem", "encode_steps", "recount_encode",
-           "leftmost_encode", "longest_match", "ATTEMPTS"]
+           "leftmost_encode", "longest_match", "encoding_slips", "trained_merges", "ATTEMPTS"]
 
 #: How many random draws a generator may make before it gives up (it never needs many).
 ATTEMPTS = 5000
@@ -183,6 +183,17 @@ def longest_match(word: str, vocab: set[str]) -> list[str]:
     return out
 
 
+def encoding_slips(word: str, merges: Sequence[Merge]) -> tuple[Mistake, Mistake]:
+    """What the two classic wrong encoders make of ``word``: counting pairs, and the leftmost known pair."""
+    return (
+        Mistake("Frequency instead of rank", recount_encode(word, merges),
+                "you merged the pair that occurs most often in this word. Encoding counts nothing: "
+                "it applies the applicable merge with the lowest rank, again and again."),
+        Mistake("Leftmost pair instead of lowest rank", leftmost_encode(word, merges),
+                "you merged the leftmost pair that is in the table. The lowest rank wins wherever it is."),
+    )
+
+
 def _merges_text(merges: Sequence[Merge]) -> str:
     return "\n".join(f"  rank {r}: {a}+{b}" for r, (a, b) in enumerate(merges))
 
@@ -213,12 +224,7 @@ def encode_problem(rng: random.Random, topic: str, seed: int) -> Problem:
     steps = encode_steps(word, merges)
     assert steps[-1][0] == tokens  # the worked solution replays reference_encode exactly
     rank = {p: i for i, p in enumerate(merges)}
-    mistakes = (
-        Mistake("Frequency instead of rank", recount_encode(word, merges),
-                "you merged the pair that occurs most often in this word. Encoding counts nothing: "
-                "it applies the applicable merge with the lowest rank, again and again."),
-        Mistake("Leftmost pair instead of lowest rank", leftmost_encode(word, merges),
-                "you merged the leftmost pair that is in the table. The lowest rank wins wherever it is."),
+    mistakes = encoding_slips(word, merges) + (
         Mistake("Longest match instead of merges", longest_match(word, vocab),
                 "you took the longest vocabulary entry at each position (WordPiece's rule). BPE replays "
                 "the merges by rank, and the result need not contain the longest tokens."),

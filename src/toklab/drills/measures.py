@@ -38,7 +38,8 @@ def cl100k() -> ByteBPE:
 def _lines() -> dict[str, list[str]]:
     en = [line for line in corpus.load("en", 300_000).splitlines() if line.isascii() and len(line) > 40]
     zh = [m for line in corpus.load("zh", 300_000).splitlines() for m in _THREE_BYTES.findall(line)]
-    emoji = sorted({ch for ch in corpus.load("mixed") if 0x1F300 <= ord(ch) <= 0x1FAFF})
+    # printable ones only: the prompt shows the text with repr(), which escapes the others
+    emoji = sorted({ch for ch in corpus.load("mixed") if 0x1F300 <= ord(ch) <= 0x1FAFF and ch.isprintable()})
     return {"en": en, "zh": zh, "emoji": emoji}
 
 

@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 
 from .. import bpe
-from .bpe import ATTEMPTS, LETTERS, leftmost_encode, recount_encode, trained_merges
+from .bpe import ATTEMPTS, LETTERS, encoding_slips, trained_merges
 from .problem import Mistake, Part, Problem, read_ints, read_tokens, show_tokens, split_parts
 
 __all__ = ["problem", "backoff"]
@@ -64,10 +64,7 @@ def problem(rng: random.Random, topic: str, seed: int) -> Problem:
         Mistake("Cut the full text's tokens", _truncated(full, k),
                 "the prompt is encoded on its own: nothing after the cut exists yet, so its last tokens come "
                 "from the merges that apply inside the prompt."),
-        Mistake("Frequency instead of rank", recount_encode(cut, merges),
-                "encoding applies the applicable merge with the lowest rank; it counts nothing."),
-        Mistake("Leftmost pair instead of lowest rank", leftmost_encode(cut, merges),
-                "the lowest rank wins wherever it is, not the leftmost known pair."),
+        *encoding_slips(cut, merges),
     ), hint=lambda got: f"encode {cut!r} from single letters with the merges, lowest rank first")
     m_part = Part("back-off", m, (
         Mistake("Assumed the prompt's tokens are final", 0,

@@ -105,7 +105,8 @@ class Part:
                 kept.append(m)
             else:
                 first = kept[twin]
-                kept[twin] = Mistake(f"{first.title} (or: {m.title})", first.value, f"{first.detail} Or: {m.detail}")
+                kept[twin] = Mistake(first.title, first.value, f"{first.detail} (The same answer also comes from "
+                                     f"another slip, {m.title[0].lower()}{m.title[1:]}: {m.detail})")
         return Part(self.name, self.value, tuple(kept), self.numeric, self.hint)
 
     def judge(self, got: Any) -> tuple[bool, str]:
