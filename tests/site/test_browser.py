@@ -10,6 +10,7 @@ widths in ``_build/screenshots/`` for a person to look at.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -213,24 +214,40 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
-def unique_terms(site: Path) -> dict[str, str]:
-    """For each chapter, a word of its prose that no other page contains, even as part of
-    a longer word (Sphinx's search also matches index terms that contain the query).
+def _search_index(site: Path) -> dict:
+    """The site's Sphinx search index (``searchindex.js``), as a dict."""
+    text = (site / "searchindex.js").read_text(encoding="utf-8")
+    match = re.search(r"Search\.setIndex\((.*)\)\s*;?\s*$", text, re.S)
+    assert match, "searchindex.js does not hold Search.setIndex(...)"
+    return json.loads(match.group(1))
 
-    Picks the word the chapter uses most often among those, so the term is one a reader
-    could plausibly search for; compares Porter stems, as Sphinx's English search does.
+
+def unique_terms(site: Path) -> dict[str, str]:
+    """For each chapter, a word of its prose that the search index holds for that page only.
+
+    Read off the index Sphinx's search uses (stems, as its English stemmer makes
+    them), so the choice agrees with what the search will match: the stem is
+    indexed for this chapter alone, and no other page's index term contains it
+    (the search also matches index terms that contain the query). Picks the word
+    the chapter uses most often among those, so the term is one a reader could
+    plausibly search for.
     """
     import snowballstemmer
 
     stem = snowballstemmer.stemmer("porter").stemWord
-    texts = {rel: parsed(site / rel) for rel in pages(site)}
-    words = {rel: " ".join(sorted(set(_words(soup.get_text(" "))))) for rel, soup in texts.items()}
+    index = _search_index(site)
+    docs = {name + ".html": k for k, name in enumerate(index["docnames"])}
+    owners: dict[str, set[int]] = {}
+    for table in ("terms", "titleterms"):
+        for term, where in index[table].items():
+            owners.setdefault(term, set()).update([where] if isinstance(where, int) else where)
     terms = {}
     for rel in chapter_pages(site):
-        article = texts[rel].find("article") or texts[rel]
+        me = docs[rel]
+        others = " ".join(t for t, where in owners.items() if where - {me})
+        article = parsed(site / rel).find("article") or parsed(site / rel)
         prose = Counter(w for p in article.find_all("p") for w in re.findall(r"[a-z]{8,}", p.get_text(" ").lower()))
-        others = " ".join(ws for other, ws in words.items() if other != rel)
-        candidates = [(-n, w) for w, n in prose.items() if stem(w) not in others and w not in others]
+        candidates = [(-n, w) for w, n in prose.items() if owners.get(stem(w)) == {me} and stem(w) not in others]
         if candidates:
             terms[rel] = min(candidates)[1]
     return terms
