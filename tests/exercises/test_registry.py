@@ -11,6 +11,7 @@ checker and the function the reader has to write.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
 import re
 from collections import Counter
@@ -100,6 +101,18 @@ def shortest_match_first(word, vocab):
     return pieces
 
 
+def greedy_longest_piece(word, vocab):
+    """Longest piece first at every position, as WordPiece's encoder does (without ##)."""
+    pieces, start = [], 0
+    while start < len(word):
+        end = next((e for e in range(len(word), start, -1) if word[start:e] in vocab), None)
+        if end is None:
+            raise ValueError(f"{word!r} cannot be segmented")
+        pieces.append(word[start:end])
+        start = end
+    return pieces
+
+
 def forward_with_max(text, probs):
     table = [1.0] + [0.0] * len(text)
     for end in range(1, len(text) + 1):
@@ -169,6 +182,18 @@ def decode_with_python_replace(pieces):
         run.clear()
         out.append(piece.replace("\u2581", " "))
     return "".join(out) + bytes(run).decode("utf-8", errors="replace")
+
+
+def truncate_code_points(text, limit):
+    """Keeps the first `limit` code points, as if the limit counted code points."""
+    if limit < 0:
+        raise ValueError(limit)
+    return text[:limit]
+
+
+def fingerprint_of_the_file(model_proto):
+    """Hashes the file's bytes, training record included."""
+    return hashlib.sha256(model_proto).hexdigest()
 
 
 def char_span_rounding_down(text, start, end):
@@ -274,11 +299,13 @@ SLIPS = {
     "ch02_3-ex1": (forward_with_max, "forward *sums* over all of them"),
     "ch02_3-ex2": (viterbi_greedy, "greedy longest-match segmentation"),
     "ch02_3-ex3": (viterbi_counts, "is hard EM"),
+    "ch02_4-ex5": (greedy_longest_piece, "greedy longest-match-first"),
     "ch03_1-ex1": (keeps_the_space, "is printable but whitespace"),
     "ch03_1-ex2": (thousands_from_the_right, "the short piece belongs at the end"),
     "ch03_2-ex1": (escape_with_split, "a tab or newline is an ordinary character"),
     "ch03_2-ex2": (decode_with_python_replace, "becomes its own U+FFFD"),
-    "ch03_3-ex1": (len, "surrogate pair"),
+    "ch03_2-ex5": (fingerprint_of_the_file, "not the file's bytes"),
+    "ch03_3-ex1": (truncate_code_points, "surrogate pair"),
     "ch03_3-ex2": (char_span_rounding_down, "round the end up"),
     "ch04_1-ex1": (truncate_keeps_last_merges, "those are the *last* merges"),
     "ch04_2-ex1": (premium_per_byte, "compares compression"),
