@@ -15,7 +15,8 @@ import textwrap
 
 import pytest
 
-from toklab import cli_drill, drills
+from toklab import cli, drills
+from toklab.cli import drill
 
 ENV = {**os.environ, "PYTHONHASHSEED": "0"}
 
@@ -25,18 +26,17 @@ def toklab(*args: str, stdin: str = "", code: str | None = None) -> subprocess.C
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=ENV, timeout=300)
 
 
-# ---------------------------------------------------------------------------- dispatch
+# ---------------------------------------------------------------------------- registry
 
 
-def test_no_command_prints_the_commands_and_fails():
-    out = toklab()
-    assert out.returncode == 2 and "drill" in out.stdout and "sanity" in out.stdout
-    assert toklab("--help").returncode == 0
-
-
-def test_unknown_command_is_one_line_on_stderr():
-    out = toklab("frobnicate")
-    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "unknown command 'frobnicate'" in out.stderr
+def test_drill_and_sanity_are_subcommands_of_the_one_command_line():
+    names = [c.name for c in cli.commands()]
+    assert names[-2:] == ["drill", "sanity"] and names.count("drill") == names.count("sanity") == 1
+    out = toklab("--help")
+    assert out.returncode == 0 and "    drill " in out.stdout and "    sanity " in out.stdout
+    for name in ("drill", "sanity"):
+        usage = toklab(name, "--help")
+        assert usage.returncode == 0 and usage.stdout.startswith(f"usage: toklab {name}")
 
 
 # ---------------------------------------------------------------------------- drill, scripted
@@ -93,7 +93,8 @@ def test_interactive_loop_checks_answers_and_counts_them():
     first, second = drills.generate("wordpiece", 5), drills.generate("wordpiece", 6)
     typed = f"{first.answer_text}\n\n{first.answer_text}\n\n?\nq\n"
     out = io.StringIO()
-    assert cli_drill.main(["wordpiece", "--seed", "5"], stdin=io.StringIO(typed), stdout=out, interactive=True) == 0
+    args = cli.build_parser()[0].parse_args(["drill", "wordpiece", "--seed", "5"])
+    assert drill.run(args, stdin=io.StringIO(typed), stdout=out, interactive=True) == 0
     text = out.getvalue()
     assert text.count("Correct.") == 1
     assert drills.generate("wordpiece", 7).answer_text in text  # '?' revealed the third
@@ -138,7 +139,7 @@ BREAK = textwrap.dedent("""
     import sys
     import toklab.{module} as target
     {patch}
-    from toklab.__main__ import main
+    from toklab.cli import main
     sys.exit(main(["sanity"]))
 """)
 
@@ -183,3 +184,14 @@ def test_sanity_runs_chosen_checks_and_refuses_unknown_ones():
     assert out.returncode == 0 and [line[7:10] for line in out.stdout.splitlines()[:2]] == ["D06", "D02"]
     bad = toklab("sanity", "D09")
     assert bad.returncode == 2 and "unknown check D09" in bad.stderr
+
+
+def test_in_process_runs_share_the_registry_error_handling(capsys):
+    """Through `toklab.cli.main`: output on stdout, a usage error as one line naming the command."""
+    assert cli.main(["drill", "unigram-viterbi", "--seed", "3", "--answer"]) == 0
+    assert drills.generate("unigram-viterbi", 3).answer_text in capsys.readouterr().out
+    assert cli.main(["sanity", "D06"]) == 0
+    assert capsys.readouterr().out.startswith("PASS  [D06]")
+    assert cli.main(["drill", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("toklab drill: error: unknown topic 'nope'") and err.count("\n") == 1

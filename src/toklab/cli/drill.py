@@ -6,6 +6,9 @@ quit (``q``). When stdin is not a terminal it prints the problem and stops, so i
 can be scripted: ``--answer`` adds the answer and the worked solution, ``--check
 ANSWER`` checks an answer (exit status 0 when right, 1 when wrong), ``--count N``
 prints N problems (seeds N, N+1, ...). Without a TOPIC the topics take turns.
+
+`COMMANDS` registers it with `toklab.cli`; `run` also takes ``stdin``, ``stdout`` and
+``interactive`` so that a test can drive the interactive loop.
 """
 
 from __future__ import annotations
@@ -16,25 +19,26 @@ import secrets
 import sys
 from typing import TextIO
 
-from . import drills
+from .. import drills
+from .base import Command, CommandError
 
-__all__ = ["HELP", "parser", "main"]
+__all__ = ["COMMANDS", "HELP", "EPILOG", "configure", "run"]
 
 HELP = "practice problems for interviews (BPE, WordPiece, Unigram, BPB, vocab sizes, prefixes), checked"
+EPILOG = ("topics:\n" + "\n".join(f"  {t:20} {drills.DESCRIPTIONS[t]}" for t in drills.TOPICS)
+          + "\n\nInteractive in a terminal; otherwise prints the problem (see --answer, --check).\n"
+          "examples:\n  python -m toklab drill bpe-encode\n"
+          "  python -m toklab drill wordpiece --seed 4 --check 'b ##bb [UNK] bhb ##b'")
 
 
-def parser(prog: str = "python -m toklab drill") -> argparse.ArgumentParser:
-    topics = "\n".join(f"  {t:20} {drills.DESCRIPTIONS[t]}" for t in drills.TOPICS)
-    p = argparse.ArgumentParser(
-        prog=prog, description=HELP + ".", formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=f"topics:\n{topics}\n\nInteractive in a terminal; otherwise prints the problem (see --answer, --check).")
+def configure(p: argparse.ArgumentParser) -> None:
+    """Add the drill's arguments to ``p``, the ``drill`` subparser `toklab.cli` builds."""
     p.add_argument("topic", nargs="?", metavar="TOPIC", help="one of the topics below (default: they take turns)")
     p.add_argument("--seed", type=int, help="the problem's seed (default: random); the same seed, the same problem")
     p.add_argument("--answer", action="store_true", help="print the answer and the worked solution too")
     p.add_argument("--check", metavar="ANSWER", help="check ANSWER against the problem; exit status 1 if wrong")
     p.add_argument("--count", type=int, default=1, metavar="N", help="print N problems (not interactive)")
     p.add_argument("--list", action="store_true", help="list the topics and exit")
-    return p
 
 
 def _topic_for(topic: str | None, seed: int, turn: int) -> str:
@@ -86,24 +90,21 @@ def _interactive(topic: str | None, seed: int, inp: TextIO, out: TextIO) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None,
-         interactive: bool | None = None) -> int:
-    """Run the drill; ``interactive`` defaults to whether stdin is a terminal."""
+
+def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO | None = None,
+        interactive: bool | None = None) -> int:
+    """Run the drill on parsed arguments; ``interactive`` defaults to whether stdin is a terminal."""
     inp, out = stdin or sys.stdin, stdout or sys.stdout
-    args = parser().parse_args(argv)
     if args.list:
         for t in drills.TOPICS:
             print(f"{t:20} {drills.DESCRIPTIONS[t]}", file=out)
         return 0
     if args.topic is not None and args.topic not in drills.TOPICS:
-        print(f"drill: unknown topic {args.topic!r}; topics: {', '.join(drills.TOPICS)}", file=sys.stderr)
-        return 2
+        raise CommandError(f"unknown topic {args.topic!r}; topics: {', '.join(drills.TOPICS)}", status=2)
     if args.seed is not None and args.seed < 0:
-        print(f"drill: --seed must be a non-negative integer, got {args.seed}", file=sys.stderr)
-        return 2
+        raise CommandError(f"--seed must be a non-negative integer, got {args.seed}", status=2)
     if args.count < 1:
-        print(f"drill: --count must be at least 1, got {args.count}", file=sys.stderr)
-        return 2
+        raise CommandError(f"--count must be at least 1, got {args.count}", status=2)
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     if interactive is None:
         interactive = inp.isatty() and args.check is None and not args.answer and args.count == 1
@@ -124,3 +125,6 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
         if args.answer:
             _reveal(problem, out)
     return 0
+
+
+COMMANDS = (Command("drill", HELP, configure, run, description=HELP + ".", epilog=EPILOG),)
