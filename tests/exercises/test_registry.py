@@ -286,6 +286,14 @@ def canonical_ids(tokenizer, text):
     return tokenizer.encode_ordinary(text)
 
 
+def round_trip_by_ids(tokenizer, texts):
+    """Checks encode(decode(ids)) == ids, the other direction, which a normalizer passes."""
+    for text in texts:
+        ids = tokenizer.encode(text)
+        assert tokenizer.encode(tokenizer.decode(ids)) == ids, text
+    return f"{len(texts)} texts"
+
+
 #: label -> (a typical slip, a phrase of the hint that names it)
 SLIPS = {
     "ch00-ex1": (decode_token_by_token, "join all the tokens' bytes first"),
@@ -317,6 +325,7 @@ SLIPS = {
     "ch07-ex2": (log_of_linear_forward, "underflows"),
     "ch08-ex1": (backoff_one_token, "one token is not enough"),
     "ch08-ex2": (canonical_ids, "return None"),
+    "ch09-ex1": (round_trip_by_ids, "the other direction"),
 }
 
 
