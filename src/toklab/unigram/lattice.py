@@ -1,23 +1,19 @@
 """The Unigram lattice: the dynamic programs over "position i to j is a piece" edges.
 
-Everything a Unigram model computes is one of three dynamic programs over the
-*lattice* of a string (an edge from ``i`` to ``j`` when ``x[i:j]`` is a piece):
-Viterbi (max-product) finds the best segmentation, which is how text is
-encoded; forward (sum-product) gives ``P(x)``, and forward-backward each
-piece's expected count, the E-step of training; forward-filtering
+Everything a Unigram model computes is one of three dynamic programs over the *lattice* of a
+string (an edge from ``i`` to ``j`` when ``x[i:j]`` is a piece): Viterbi (max-product) finds
+the best segmentation, which is how text is encoded; forward (sum-product) gives ``P(x)``,
+and forward-backward each piece's expected count, the E-step of training; forward-filtering
 backward-sampling draws a segmentation with probability ``∝ P(z) ** alpha``.
 
-Two engines run them:
+Two engines run them, and both must equal the plain versions in `toklab.unigram.reference`:
 
-* per text, in pure Python (`PieceTable`, `text_edges`, `best_path`,
-  `forward_log`, `nbest_paths`, `sample_paths`, `text_expected_counts`), for
-  `toklab.unigram.Unigram`; `best_path` adds scores in float32 when asked,
-  as sentencepiece's C++ encoder does;
+* per text, in pure Python (`PieceTable`, `text_edges`, `best_path`, `forward_log`,
+  `nbest_paths`, `sample_paths`, `text_expected_counts`), for `toklab.unigram.Unigram`;
+  `best_path` adds scores in float32 when asked, as sentencepiece's C++ encoder does;
 * for many words at once, in numpy (`Lattice`, `Sweep`, `substring_edges`), for the
   trainer: every word's lattice in flat arrays, found for all words at once and run
   one numpy step per position. Pruning only masks edges; it never rescans the text.
-
-Both must equal the plain versions in `toklab.unigram.reference`.
 """
 
 from __future__ import annotations
