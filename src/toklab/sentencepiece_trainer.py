@@ -23,7 +23,7 @@ encode time exactly as it did while training:
    of the vocabulary (they become ``<unk>``, or bytes with byte fallback).
 3. **The model**: ``model_type="unigram"`` runs `toklab.unigram.train` on the
    word counts (seed, EM, pruning); ``"bpe"`` merges the most frequent adjacent
-   pair of pieces inside words (`toklab.bpe.trainer.merge_loop` over
+   pair of pieces inside words (`merge_chars` over
    characters), and, as sentencepiece's BPE trainer stores them, the ``i``-th
    merged piece scores ``-i`` and the characters come last, most frequent first.
 4. **The vocabulary**, in sentencepiece's order: the unknown piece, the control
@@ -47,13 +47,13 @@ model that the library runs exactly as toklab does.
 from __future__ import annotations
 
 import functools
+import heapq
 import os
 import re
 import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from .bpe.trainer import merge_loop
 from .checks import check_bool, check_int, check_str, not_utf8, type_name, warn_smaller
 from .normalizers.nmt import NORMALIZATIONS
 from .normalizers.spm import SentencePieceNormalizer
@@ -62,7 +62,7 @@ from .pre_tokenizers.metaspace import SPACE, split_words
 from .sentencepiece_model import UNK_SURFACE, SPConfig, SPPiece, byte_piece
 from .unigram.trainer import train as train_unigram
 
-__all__ = ["sentences", "script_runs", "word_counts", "covered_chars", "train_bpe_pieces", "train_model"]
+__all__ = ["sentences", "script_runs", "word_counts", "merge_chars", "covered_chars", "train_bpe_pieces", "train_model"]
 
 
 def sentences(source: str | os.PathLike | Iterable[str]) -> Iterator[str]:
@@ -187,11 +187,127 @@ def train_bpe_pieces(counts: Counter, chars: Sequence[str], num_pieces: int) -> 
     # A merge that spells an existing piece adds none, so ask again for the rest.
     while len(sym) - len(chars) < num_pieces:
         wanted = num_pieces - (len(sym) - len(chars))
-        if len(merge_loop(words, freq, sym, wanted)) < wanted:
+        if len(merge_chars(words, freq, sym, wanted)) < wanted:
             break
     pieces = sym[len(chars) : len(chars) + num_pieces]
     out = [(p, -float(i)) for i, p in enumerate(pieces)]
     return out + [(ch, -float(len(out) + j)) for j, ch in enumerate(chars)]
+
+
+def merge_chars(words: list[list[int]], freq: Sequence[int], sym: list[str], num_merges: int) -> list[tuple[int, int]]:
+    """Up to ``num_merges`` merges of the most frequent adjacent pair of symbols, as sentencepiece's BPE trainer makes them.
+
+    ``words`` are the distinct words as lists of IDs into ``sym`` (the
+    characters, then each merged piece), ``freq`` their counts. Each merge
+    appends its piece to ``sym`` and rewrites the words in place; a merge that
+    spells an existing piece (two pairs can make the same string) reuses its ID.
+    Ties go to the smallest pair of strings. Pair counts are updated only next to
+    the merge sites, and stale heap entries are re-checked when they surface, as
+    in `toklab.bpe.train`. Returns the merged pairs of IDs in order.
+    """
+    index = {s: i for i, s in enumerate(sym)}
+    pair_count: dict[tuple[int, int], int] = {}
+    where: dict[tuple[int, int], set[int]] = {}
+    for w, word in enumerate(words):
+        c = freq[w]
+        for pair in zip(word, word[1:]):
+            pair_count[pair] = pair_count.get(pair, 0) + c
+            where.setdefault(pair, set()).add(w)
+
+    def key(p: tuple[int, int]) -> tuple:
+        return (sym[p[0]], sym[p[1]])
+
+    heap = [(-c, key(p), p) for p, c in pair_count.items()]
+    heapq.heapify(heap)
+
+    merges: list[tuple[int, int]] = []
+    while len(merges) < num_merges and heap:
+        neg, _, pair = heapq.heappop(heap)
+        current = pair_count.get(pair, 0)
+        if current != -neg:
+            if current > 0:
+                heapq.heappush(heap, (-current, key(pair), pair))
+            continue
+        a, b = pair
+        new_sym = sym[a] + sym[b]
+        new_id = index.get(new_sym)
+        if new_id is None:
+            new_id = index[new_sym] = len(sym)
+            sym.append(new_sym)
+        merges.append(pair)
+        created: set[tuple[int, int]] = set()
+        for w in where.pop(pair):
+            result = _merge_ids(words[w], a, b, new_id)
+            if result is None:
+                continue
+            words[w], changes = result
+            c = freq[w]
+            for p, d in changes:
+                n = pair_count.get(p, 0) + d * c
+                if n:
+                    if d > 0:  # a pair with the new symbol: new, or (reused symbol) grown
+                        created.add(p)
+                    pair_count[p] = n
+                else:
+                    del pair_count[p]
+                if d > 0:
+                    words_with_p = where.get(p)
+                    if words_with_p is None:
+                        where[p] = {w}
+                    else:
+                        words_with_p.add(w)
+        pair_count.pop(pair, None)
+        for p in created:
+            if p in pair_count:
+                heapq.heappush(heap, (-pair_count[p], key(p), p))
+    return merges
+
+
+def _merge_ids(
+    word: list[int], a: int, b: int, new: int
+) -> tuple[list[int], list[tuple[tuple[int, int], int]]] | None:
+    """`toklab.bpe.reference.merge_pair` on IDs, plus the pair-count changes it causes (None if the pair is absent).
+
+    Only pairs next to a merge site change: for an occurrence with left
+    neighbour p and right neighbour q, (p, a) and (b, q) disappear and
+    (p, new) and (new, q) appear. Taking p from the output built so far makes
+    back-to-back occurrences come out right (``a b a b`` -> ``new new``).
+    Occurrences are found with ``list.index``, so a long word costs little
+    more than the number of places where ``a`` occurs.
+    """
+    if a not in word:
+        return None
+    n = len(word)
+    out: list[int] = []
+    changes: list[tuple[tuple[int, int], int]] = []
+    index = word.index
+    start = 0
+    i = index(a)
+    while i + 1 < n:
+        if word[i + 1] == b:
+            out.extend(word[start:i])
+            changes.append(((a, b), -1))
+            if out:
+                prev = out[-1]
+                changes.append(((prev, a), -1))
+                changes.append(((prev, new), 1))
+            if i + 2 < n:
+                nxt = word[i + 2]
+                changes.append(((b, nxt), -1))
+                changes.append(((new, nxt), 1))
+            out.append(new)
+            start = i + 2
+            search_from = start
+        else:
+            search_from = i + 1
+        try:
+            i = index(a, search_from)
+        except ValueError:
+            break
+    if not changes:
+        return None
+    out.extend(word[start:])
+    return out, changes
 
 
 def _float32(x: float) -> float:

@@ -254,6 +254,46 @@ def mean_init_from_bytes(old, new, emb):
     return out
 
 
+def delta_by_occurrences(word, pair):
+    """Patches the counts around each occurrence as if the others were not there."""
+    out = Counter()
+    for i in range(len(word) - 1):
+        if (word[i], word[i + 1]) == pair:
+            new = word[i] + word[i + 1]
+            out[pair] -= 1
+            if i > 0:
+                out[(word[i - 1], word[i])] -= 1
+                out[(word[i - 1], new)] += 1
+            if i + 2 < len(word):
+                out[(word[i + 1], word[i + 2])] -= 1
+                out[(new, word[i + 2])] += 1
+    return {p: d for p, d in out.items() if d}
+
+
+def log_of_linear_forward(text, scores):
+    table = unigram.reference_forward(text, {p: math.exp(s) for p, s in scores.items()})
+    return [math.log(x) if x > 0 else -math.inf for x in table]
+
+
+def backoff_one_token(merges, text, k):
+    """Token healing's one-token back-off: 1 whenever the cut is unstable."""
+    prompt = bpe.reference_encode(list(text[:k]), merges)
+    full = bpe.reference_encode(list(text), merges)
+    return 0 if full[: len(prompt)] == prompt else 1
+
+
+def canonical_ids(tokenizer, text):
+    return tokenizer.encode_ordinary(text)
+
+
+def round_trip_by_ids(tokenizer, texts):
+    """Checks encode(decode(ids)) == ids, the other direction, which a normalizer passes."""
+    for text in texts:
+        ids = tokenizer.encode(text)
+        assert tokenizer.encode(tokenizer.decode(ids)) == ids, text
+    return f"{len(texts)} texts"
+
+
 #: label -> (a typical slip, a phrase of the hint that names it)
 SLIPS = {
     "ch00-ex1": (decode_token_by_token, "join all the tokens' bytes first"),
@@ -281,6 +321,11 @@ SLIPS = {
     "ch06-ex1": (patch_starts_at_or_above, "strictly above the threshold"),
     "ch06-ex2": (threshold_aiming_at_n_over_m, "one patch too many"),
     "ch06-ex3": (colliding_pairs, "count code points"),
+    "ch07-ex1": (delta_by_occurrences, "form a new pair"),
+    "ch07-ex2": (log_of_linear_forward, "underflows"),
+    "ch08-ex1": (backoff_one_token, "one token is not enough"),
+    "ch08-ex2": (canonical_ids, "return None"),
+    "ch09-ex1": (round_trip_by_ids, "the other direction"),
 }
 
 

@@ -22,7 +22,7 @@ from ..pre_tokenizers import patterns
 from .model import ByteBPE
 from .reference import TieBreak, check_tie_break
 
-__all__ = ["BLOCK_CHARS", "pretoken_counts", "text_blocks", "file_blocks", "train", "merge_loop"]
+__all__ = ["BLOCK_CHARS", "pretoken_counts", "text_blocks", "file_blocks", "train"]
 
 #: Characters read from a file at a time; a block is cut back to its last safe cut.
 BLOCK_CHARS = 1 << 20
@@ -109,7 +109,9 @@ def pretoken_counts(
     specials = tuple(special_tokens)
     patterns.compiled(pattern)  # fail early on a bad pattern
     if isinstance(source, str):
-        jobs: Iterable[str] = text_blocks(source, pattern, specials) if processes and processes > 1 else [source]
+        # In ~1 MB blocks (cut where the pre-tokens cannot change), so the list of
+        # pre-tokens in memory at once is a block's, not the whole text's.
+        jobs: Iterable[str] = text_blocks(source, pattern, specials)
     elif isinstance(source, os.PathLike):
         path = Path(source)
         if not path.is_file():
@@ -141,16 +143,13 @@ def pretoken_counts(
 # --------------------------------------------------------------------------
 
 
-def _inverted(data: bytes | str) -> tuple[int, ...]:
-    """A key that sorts byte strings (or str) in *descending* order in a min-heap.
+def _inverted(data: bytes) -> tuple[int, ...]:
+    """A key that sorts byte strings in *descending* order in a min-heap.
 
-    Each byte b becomes 255 - b (each character c becomes 0x10FFFF - ord(c))
-    and a terminator above every value goes last, so a string sorts before its
-    own prefixes, exactly reversing the natural order.
+    Each byte b becomes 255 - b and a terminator 256 goes last, so a string
+    sorts before its own prefixes, exactly reversing bytes' order.
     """
-    if isinstance(data, bytes):
-        return tuple(255 - b for b in data) + (256,)
-    return tuple(0x10FFFF - ord(c) for c in data) + (0x110000,)
+    return tuple(255 - b for b in data) + (256,)
 
 
 def train(
@@ -171,7 +170,7 @@ def train(
     updated only for words containing the merged pair, and the best pair comes
     from a max-heap whose stale entries are re-checked when they surface
     (a pair's count never grows after the step that created it, so the top
-    entry, once confirmed current, is the true maximum): `merge_loop`.
+    entry, once confirmed current, is the true maximum).
 
     When no pair occurs ``min_frequency`` times any more before ``vocab_size``
     is reached (a tiny corpus), the tokenizer is smaller and
@@ -190,6 +189,8 @@ def train(
             f"vocab_size={vocab_size} is too small: it must be at least 256 (one token per byte) "
             f"+ {len(specials)} special tokens = {256 + len(specials)}"
         )
+    if vocab_size - len(specials) > 0x110000:  # one character per symbol (see below)
+        raise ValueError(f"vocab_size={vocab_size} is too large: at most {0x110000 + len(specials):,} is supported")
     counts = pretoken_counts(source, pattern, specials, processes)
     if not counts:
         raise ValueError("the training corpus is empty (no text outside special tokens)")
@@ -204,58 +205,42 @@ def train(
             f"training text contains a lone surrogate ({bad!r} in {exc.object!r}), which has no "
             "UTF-8 form; fix the text (e.g. decode it with errors='replace') before training"
         ) from None
+    # A word is a str with one character per symbol: chr(ID), so the bytes decoded
+    # as Latin-1 to start with and chr(256 + k) for merge k. A pair is the
+    # two-character string of its symbols, and merging a word is str.replace,
+    # which works left to right without overlaps exactly as `merge_pair` does.
+    words: list[str] = [b.decode("latin-1") for b, _ in items]
+    freq: list[int] = [c for _, c in items]
+    del counts, items
     sym: list[bytes] = [bytes([i]) for i in range(256)]
-    pairs = merge_loop([list(b) for b, _ in items], [c for _, c in items], sym, num_merges,
-                       tie_break=tie_break, min_frequency=min_frequency, progress=progress)
-    warn_smaller("toklab.bpe.train", 256 + len(pairs) + len(specials), vocab_size,
-                 f"after {len(pairs)} merges no pair of adjacent tokens occurs {max(min_frequency, 1)} or more times",
-                 allow_smaller)
-    return ByteBPE([(sym[a], sym[b]) for a, b in pairs], pattern=pattern, special_tokens=specials)
 
-
-def merge_loop(
-    words: list[list[int]],
-    freq: Sequence[int],
-    sym: list,
-    num_merges: int,
-    *,
-    tie_break: TieBreak = "smallest",
-    min_frequency: int = 1,
-    progress: bool = False,
-) -> list[tuple[int, int]]:
-    """The training loop on symbol IDs: up to ``num_merges`` merges of the most frequent adjacent pair.
-
-    ``words`` are the distinct words as lists of IDs into ``sym`` (the symbols:
-    ``bytes`` for byte-level BPE, ``str`` for character-level BPE as
-    sentencepiece trains it), ``freq`` their counts. Each merge appends the new
-    symbol to ``sym`` (so it gets the next ID) and the words are rewritten in
-    place. A merge whose concatenation is already a symbol (two different pairs
-    can spell the same string) reuses that symbol's ID, as the textbook loop
-    on strings does. Ties go to the smallest (or largest) pair of symbols; the
-    loop stops early when no pair occurs ``min_frequency`` times. Returns the
-    merged pairs of IDs in order. `train` must equal `reference_train`, and this
-    is its loop.
-    """
-    index = {s: i for i, s in enumerate(sym)}
-    pair_count: dict[tuple[int, int], int] = {}
-    where: dict[tuple[int, int], set[int]] = {}
+    # pair -> count, and pair -> the words it occurs in (a list that may hold stale
+    # words and repeats: it is read only when the pair is merged, then deduplicated)
+    pair_count: dict[str, int] = {}
+    where: dict[str, list[int]] = {}
     for w, word in enumerate(words):
         c = freq[w]
-        for pair in zip(word, word[1:]):
-            pair_count[pair] = pair_count.get(pair, 0) + c
-            where.setdefault(pair, set()).add(w)
+        for i in range(len(word) - 1):
+            pair = word[i : i + 2]
+            n = pair_count.get(pair)
+            if n is None:
+                pair_count[pair] = c
+                where[pair] = [w]
+            else:
+                pair_count[pair] = n + c
+                where[pair].append(w)
 
     if tie_break == "smallest":
-        def key(p: tuple[int, int]) -> tuple:
-            return (sym[p[0]], sym[p[1]])
+        def key(p: str) -> tuple:
+            return (sym[ord(p[0])], sym[ord(p[1])])
     else:
-        def key(p: tuple[int, int]) -> tuple:
-            return (_inverted(sym[p[0]]), _inverted(sym[p[1]]))
+        def key(p: str) -> tuple:
+            return (_inverted(sym[ord(p[0])]), _inverted(sym[ord(p[1])]))
 
     heap = [(-c, key(p), p) for p, c in pair_count.items()]
     heapq.heapify(heap)
 
-    merges: list[tuple[int, int]] = []
+    merges: list[tuple[bytes, bytes]] = []
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -270,87 +255,72 @@ def merge_loop(
             continue
         if current < min_frequency:
             break
-        a, b = pair
-        new_sym = sym[a] + sym[b]
-        new_id = index.get(new_sym)
-        if new_id is None:
-            new_id = index[new_sym] = len(sym)
-            sym.append(new_sym)
-        merges.append(pair)
-        created: set[tuple[int, int]] = set()
-        for w in where.pop(pair):
-            result = _merge_ids(words[w], a, b, new_id)
-            if result is None:
-                continue
-            words[w], changes = result
-            c = freq[w]
-            for p, d in changes:
-                n = pair_count.get(p, 0) + d * c
-                if n:
-                    if d > 0:  # a pair with the new symbol: new, or (reused symbol) grown
-                        created.add(p)
-                    pair_count[p] = n
-                else:
-                    del pair_count[p]
-                if d > 0:
-                    words_with_p = where.get(p)
-                    if words_with_p is None:
-                        where[p] = {w}
+        a, b = ord(pair[0]), ord(pair[1])
+        new_id = len(sym)
+        sym.append(sym[a] + sym[b])
+        merges.append((sym[a], sym[b]))
+        new = chr(new_id)
+        created: list[str] = []
+        for w in dict.fromkeys(where.pop(pair)):
+            # The counts of the pairs next to each merge site change: for an occurrence
+            # with left neighbour p and right neighbour q, (p, a) and (b, q) are broken
+            # and (p, new) and (new, q) made. After a back-to-back occurrence
+            # (a b a b -> new new) the left neighbour is the new symbol.
+            word = words[w]
+            i = word.find(pair)
+            if i < 0:
+                continue  # the word index is a superset: this word lost the pair earlier
+            c, end, last = freq[w], len(word) - 2, -1
+            while i >= 0:
+                if i:
+                    if i == last:
+                        broken, made = new + pair[0], new + new
                     else:
-                        words_with_p.add(w)
-        pair_count.pop(pair, None)
-        for p in created:
+                        broken, made = word[i - 1 : i + 1], word[i - 1] + new
+                    if broken != pair:  # "a a a": the merged pair itself is dropped below
+                        k = pair_count[broken] - c
+                        if k:
+                            pair_count[broken] = k
+                        else:
+                            del pair_count[broken]
+                    k = pair_count.get(made)
+                    if k is None:
+                        pair_count[made] = c
+                        created.append(made)
+                        where.setdefault(made, []).append(w)
+                    else:
+                        pair_count[made] = k + c
+                        where[made].append(w)
+                if i < end:
+                    broken = word[i + 1 : i + 3]
+                    if broken != pair:
+                        k = pair_count[broken] - c
+                        if k:
+                            pair_count[broken] = k
+                        else:
+                            del pair_count[broken]
+                    made = new + word[i + 2]
+                    k = pair_count.get(made)
+                    if k is None:
+                        pair_count[made] = c
+                        created.append(made)
+                        where.setdefault(made, []).append(w)
+                    else:
+                        pair_count[made] = k + c
+                        where[made].append(w)
+                last = i + 2
+                i = word.find(pair, last)
+            words[w] = word.replace(pair, new)
+        del pair_count[pair]
+        for p in dict.fromkeys(created):
             if p in pair_count:
                 heapq.heappush(heap, (-pair_count[p], key(p), p))
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
-    return merges
+    warn_smaller("toklab.bpe.train", 256 + len(merges) + len(specials), vocab_size,
+                 f"after {len(merges)} merges no pair of adjacent tokens occurs {max(min_frequency, 1)} or more times",
+                 allow_smaller)
+    return ByteBPE(merges, pattern=pattern, special_tokens=specials)
 
-
-def _merge_ids(
-    word: list[int], a: int, b: int, new: int
-) -> tuple[list[int], list[tuple[tuple[int, int], int]]] | None:
-    """`toklab.bpe.reference.merge_pair` on IDs, plus the pair-count changes it causes (None if the pair is absent).
-
-    Only pairs next to a merge site change: for an occurrence with left
-    neighbour p and right neighbour q, (p, a) and (b, q) disappear and
-    (p, new) and (new, q) appear. Taking p from the output built so far makes
-    back-to-back occurrences come out right (``a b a b`` -> ``new new``).
-    Occurrences are found with ``list.index``, so a long word costs little
-    more than the number of places where ``a`` occurs.
-    """
-    if a not in word:
-        return None
-    n = len(word)
-    out: list[int] = []
-    changes: list[tuple[tuple[int, int], int]] = []
-    index = word.index
-    start = 0
-    i = index(a)
-    while i + 1 < n:
-        if word[i + 1] == b:
-            out.extend(word[start:i])
-            changes.append(((a, b), -1))
-            if out:
-                prev = out[-1]
-                changes.append(((prev, a), -1))
-                changes.append(((prev, new), 1))
-            if i + 2 < n:
-                nxt = word[i + 2]
-                changes.append(((b, nxt), -1))
-                changes.append(((new, nxt), 1))
-            out.append(new)
-            start = i + 2
-            search_from = start
-        else:
-            search_from = i + 1
-        try:
-            i = index(a, search_from)
-        except ValueError:
-            break
-    if not changes:
-        return None
-    out.extend(word[start:])
-    return out, changes
