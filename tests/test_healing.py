@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -277,3 +278,28 @@ def test_canonical_after():
     assert healing.canonical_after(tok, tok.encode("hello world"))
     assert not healing.canonical_after(tok, [tok.token_to_id(b" hel"), tok.token_to_id(b"lo")])
     assert not healing.canonical_after(tok, [tok.token_to_id(b"\xe6\xb3")])
+
+
+def test_constrained_choices_are_allowed_and_generation_reproduces_the_prompt():
+    tok = _cl100k()
+    trie = TokenTrie.of(tok)
+    for remaining in (b" packa", b" unmount", b":\n\n11", b"\xe6\xb3", b"12345", b" qu"):
+        choices = healing.constrained_choices(tok, remaining)
+        assert choices and set(choices) <= set(trie.allowed(remaining))
+    assert healing.constrained_choices(tok, b" unmount") == [tok.token_to_id(b" un")]
+    assert healing.constrained_choices(tok, b"") == sorted(tok.vocab)
+
+    def scores(ids):  # prefers short tokens: the worst case for a constraint
+        out = np.zeros(tok.n_vocab)
+        for i, t in tok.vocab.items():
+            out[i] = -len(t)
+        return out
+
+    for prompt in ("Install the Debian packa", "The value is 12345", "unmount"):
+        g = healing.generate(tok, prompt, scores, 6)
+        assert tok.decode_bytes(g.ids).startswith(prompt.encode())
+        assert g.prompt_ids == len(heal(tok, prompt).kept)
+        plain = healing.generate(tok, prompt, scores, 2, healing=False)
+        assert list(plain.ids[: plain.prompt_ids]) == tok.encode(prompt)
+    with pytest.raises(ValueError, match="max_new_tokens"):
+        healing.generate(tok, "x", scores, 0)

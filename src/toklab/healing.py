@@ -26,11 +26,12 @@ Both work on a `toklab.ByteBPE` through its public interface only (``encode``,
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
+import numpy as np
 import regex
 
 from . import pretokenize, special
@@ -44,6 +45,9 @@ __all__ = [
     "advance",
     "merge_bytes",
     "canonical_after",
+    "constrained_choices",
+    "Generation",
+    "generate",
 ]
 
 _WHITE_SPACE = regex.compile(r"\p{White_Space}")
@@ -429,3 +433,78 @@ def canonical_after(tokenizer: Any, ids: Iterable[int]) -> bool:
     except UnicodeDecodeError:
         return False
     return tokenizer.encode_ordinary(text) == ids
+
+
+# ------------------------------------------------------------------ generation
+
+
+def constrained_choices(tokenizer: Any, remaining: bytes) -> list[int]:
+    """The tokens a healed generation may emit next while ``remaining`` bytes are owed.
+
+    The tokens that reproduce all of ``remaining`` at once (start with it), if
+    any: the model chooses among them, which is where healing helps. If none
+    does, the rest spans several tokens whatever follows, and the first of them
+    is taken from the canonical encoding of ``remaining`` (for bytes that are not
+    valid UTF-8 alone, every proper prefix that is a token is offered instead).
+    Every ID returned is in `TokenTrie.allowed`.
+    """
+    remaining = bytes(remaining)
+    trie = TokenTrie.of(tokenizer)
+    if not remaining:
+        return sorted(tokenizer.vocab)
+    finishing = trie.extending(remaining)
+    if finishing:
+        return sorted(finishing)
+    try:
+        return [tokenizer.encode_ordinary(remaining.decode("utf-8"))[0]]
+    except UnicodeDecodeError:
+        return trie.prefixes_of(remaining[:-1])
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What `generate` produced: all IDs (prompt part included) and the new text."""
+
+    ids: tuple[int, ...]
+    prompt_ids: int
+    text: str
+
+
+def generate(
+    tokenizer: Any,
+    prompt: str,
+    next_log_probs: Callable[[Sequence[int]], np.ndarray],
+    max_new_tokens: int,
+    *,
+    healing: bool = True,
+    max_backoff: int | None = None,
+) -> Generation:
+    """Greedy generation from ``prompt``, with or without token healing.
+
+    ``next_log_probs(ids)`` returns a score for every token ID (at least
+    ``max(vocab) + 1`` of them). Without healing the prompt is encoded as is and
+    the model continues after its last token. With healing, `heal` backs off the
+    unfinished tokens and the next tokens are restricted to `constrained_choices`
+    until the backed-off bytes are reproduced. Special tokens are never
+    generated. ``text`` is everything after the prompt's text.
+    """
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens must be an int >= 1, got {max_new_tokens!r}")
+    if healing:
+        h = heal(tokenizer, prompt, max_backoff=max_backoff)
+        ids, remaining = list(h.kept), h.prefix
+    else:
+        ids, remaining = tokenizer.encode(prompt), b""
+    start = len(ids)
+    trie = TokenTrie.of(tokenizer)
+    ordinary = np.array(sorted(tokenizer.vocab), dtype=np.int64)
+    for _ in range(max_new_tokens):
+        scores = np.asarray(next_log_probs(ids))
+        choices = np.array(constrained_choices(tokenizer, remaining), dtype=np.int64) if remaining else ordinary
+        best = int(choices[np.argmax(scores[choices])])
+        ids.append(best)
+        if remaining:
+            remaining = advance(remaining, tokenizer.vocab[best])
+    data = tokenizer.decode_bytes(ids)
+    prompt_bytes = prompt.encode("utf-8")
+    return Generation(tuple(ids), start, data[len(prompt_bytes) :].decode("utf-8", errors="replace"))
