@@ -89,3 +89,13 @@ def test_normalization_checker_inputs_are_not_trivial():
     # spot-check one against the standard library.
     assert unicode.utf16_length("a😀") == len("a😀".encode("utf-16-le")) // 2
     assert unicodedata.normalize("NFC", "e\u0301") == "é"
+
+
+def test_ch05_1_group_digits():
+    import regex
+
+    from toklab import numbers
+    from toklab.exercises import ch05_1
+
+    ch05_1.check_group_digits(lambda run: regex.findall(numbers.RIGHT_TO_LEFT_3, run))
+    _rejects(ch05_1.check_group_digits, lambda run: [run[k : k + 3] for k in range(0, len(run), 3)])

@@ -74,5 +74,9 @@ def shapes_by_length(numbers: Iterable[str], cut: Callable[[str], Sequence[str]]
 
 
 def digit_runs(text: str) -> list[str]:
-    """The maximal runs of decimal digits in ``text``, in order."""
-    return regex.findall(r"\p{Nd}+", text)
+    """The maximal runs of ASCII digits 0-9 in ``text``, in order.
+
+    Other scripts' digits (Arabic-Indic, fullwidth) are left out: they are
+    several UTF-8 bytes each, so their tokens are not strings of whole digits.
+    """
+    return regex.findall(r"[0-9]+", text)
