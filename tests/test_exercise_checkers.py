@@ -99,3 +99,19 @@ def test_ch05_1_group_digits():
 
     ch05_1.check_group_digits(lambda run: regex.findall(numbers.RIGHT_TO_LEFT_3, run))
     _rejects(ch05_1.check_group_digits, lambda run: [run[k : k + 3] for k in range(0, len(run), 3)])
+
+
+def test_ch05_2_partial_utf8():
+    from toklab.exercises import ch05_2
+
+    def by_decoding(tokens):
+        out = []
+        for i, data in tokens.items():
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                out.append(i)
+        return sorted(out)
+
+    ch05_2.check_partial_utf8(by_decoding)
+    _rejects(ch05_2.check_partial_utf8, lambda tokens: sorted(i for i, t in tokens.items() if t[0] >= 0x80))

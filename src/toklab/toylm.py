@@ -78,7 +78,7 @@ class BigramLM:
 
 
 class EmbeddingLM:
-    """logits = E[previous] @ U + b, trained with Adam (no weight decay) on next-token pairs."""
+    """logits = E[previous] @ U + b, trained with Adam (optionally AdamW) on next-token pairs."""
 
     def __init__(self, n_vocab: int, dim: int = 32, *, seed: int = 0, scale: float = 0.02) -> None:
         if n_vocab <= 0 or dim <= 0:
@@ -112,9 +112,22 @@ class EmbeddingLM:
         return float(-lp[np.arange(arr.size - 1), arr[1:]].mean())
 
     def fit(
-        self, ids: Sequence[int], *, steps: int, batch_size: int = 256, lr: float = 1e-2, seed: int = 0
+        self,
+        ids: Sequence[int],
+        *,
+        steps: int,
+        batch_size: int = 256,
+        lr: float = 1e-2,
+        weight_decay: float = 0.0,
+        seed: int = 0,
     ) -> list[float]:
-        """Train on random (previous, next) pairs of ``ids``; returns the loss of each step."""
+        """Train on random (previous, next) pairs of ``ids``; returns the loss of each step.
+
+        ``weight_decay`` > 0 is AdamW's decoupled decay: every parameter is also
+        multiplied by ``1 - lr * weight_decay`` at every step, gradient or not.
+        """
+        if weight_decay < 0:
+            raise ValueError(f"weight_decay must be >= 0, got {weight_decay}")
         arr = _ids_array(ids, self.n_vocab)
         if arr.size < 2:
             raise ValueError("need at least two token IDs to train on a pair")
@@ -146,5 +159,7 @@ class EmbeddingLM:
                 v += (1 - beta2) * g * g
                 m_hat = m / (1 - beta1**self._step)
                 v_hat = v / (1 - beta2**self._step)
+                if weight_decay:
+                    param *= 1 - lr * weight_decay
                 param -= lr * m_hat / (np.sqrt(v_hat) + eps)
         return losses
