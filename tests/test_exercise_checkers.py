@@ -115,3 +115,20 @@ def test_ch05_2_partial_utf8():
 
     ch05_2.check_partial_utf8(by_decoding)
     _rejects(ch05_2.check_partial_utf8, lambda tokens: sorted(i for i, t in tokens.items() if t[0] >= 0x80))
+
+
+def test_ch05_3_healing():
+    from toklab import healing
+    from toklab.exercises import ch05_3
+
+    def full(tok, prompt):
+        h = healing.heal(tok, prompt, disallowed_special=())
+        return list(h.kept), h.prefix
+
+    def one_token(tok, prompt):
+        ids = tok.encode(prompt, disallowed_special=())
+        return ids[:-1], tok.decode_bytes(ids[-1:])
+
+    ch05_3.check_healing(full)
+    _rejects(ch05_3.check_healing, one_token)
+    _rejects(ch05_3.check_healing, lambda tok, prompt: (tok.encode(prompt, disallowed_special=()), b""))

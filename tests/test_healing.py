@@ -303,3 +303,10 @@ def test_constrained_choices_are_allowed_and_generation_reproduces_the_prompt():
         assert list(plain.ids[: plain.prompt_ids]) == tok.encode(prompt)
     with pytest.raises(ValueError, match="max_new_tokens"):
         healing.generate(tok, "x", scores, 0)
+
+
+def test_stable_tokens_equal_encode_with_unstable(real, corpus_texts):
+    _, tok, _ = real("cl100k_base")
+    for text in _random_prefixes(corpus_texts, 10, seed=5) + ADVERSARIAL_CASES:
+        assert healing.stable_tokens(tok, text, disallowed_special=()) == \
+            encode_with_unstable(tok, text, disallowed_special=())[0]

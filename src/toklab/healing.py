@@ -41,6 +41,7 @@ __all__ = [
     "TokenTrie",
     "Healing",
     "encode_with_unstable",
+    "stable_tokens",
     "heal",
     "advance",
     "merge_bytes",
@@ -286,6 +287,31 @@ def _covering(tokenizer: Any, data: bytes, length: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _split_unstable(
+    tokenizer: Any, text: str, allowed_special: SpecialSet, disallowed_special: SpecialSet
+) -> tuple[list[int], list[int]]:
+    text = _check_text(text)
+    allowed, disallowed = special.resolve_special_sets(tokenizer.special_tokens, allowed_special, disallowed_special)
+    special.check_disallowed(text, disallowed)
+    ids, last = _encode_last_chunk(tokenizer, text, allowed)
+    vocab = tokenizer.vocab
+    if last and _all_space(vocab.get(ids[-last])):
+        while last < len(ids) and _all_space(vocab.get(ids[-last - 1])):
+            last += 1
+    return ids[: len(ids) - last], ids[len(ids) - last :]
+
+
+def stable_tokens(
+    tokenizer: Any,
+    text: str,
+    *,
+    allowed_special: SpecialSet = frozenset(),
+    disallowed_special: SpecialSet = "all",
+) -> list[int]:
+    """The stable tokens of `encode_with_unstable`, without enumerating the completions."""
+    return _split_unstable(tokenizer, text, allowed_special, disallowed_special)[0]
+
+
 def encode_with_unstable(
     tokenizer: Any,
     text: str,
@@ -318,17 +344,10 @@ def encode_with_unstable(
     A disallowed special in ``text`` raises ValueError (as `ByteBPE.encode`); so
     does a lone surrogate, which has no UTF-8 prefix to speak of.
     """
-    text = _check_text(text)
-    allowed, disallowed = special.resolve_special_sets(tokenizer.special_tokens, allowed_special, disallowed_special)
-    special.check_disallowed(text, disallowed)
-    ids, last = _encode_last_chunk(tokenizer, text, allowed)
+    stable, unstable = _split_unstable(tokenizer, text, allowed_special, disallowed_special)
+    if not unstable:
+        return stable, []
     vocab = tokenizer.vocab
-    if last and _all_space(vocab.get(ids[-last])):
-        while last < len(ids) and _all_space(vocab.get(ids[-last - 1])):
-            last += 1
-    if not last:
-        return ids, []
-    stable, unstable = ids[:-last], ids[-last:]
     data = b"".join(vocab[i] for i in unstable)
 
     trie = TokenTrie.of(tokenizer)
