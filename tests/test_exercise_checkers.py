@@ -132,3 +132,20 @@ def test_ch05_3_healing():
     ch05_3.check_healing(full)
     _rejects(ch05_3.check_healing, one_token)
     _rejects(ch05_3.check_healing, lambda tok, prompt: (tok.encode(prompt, disallowed_special=()), b""))
+
+
+def test_ch05_4_masks():
+    import numpy as np
+
+    from toklab import batching
+    from toklab.exercises import ch05_4
+
+    ch05_4.check_target_mask(lambda ids, lengths: batching.loss_mask(lengths, ids.shape[1]))
+    _rejects(ch05_4.check_target_mask, lambda ids, lengths: ids[:, 1:] != 2)
+    ch05_4.check_packed_attention(batching.block_diagonal_mask)
+
+    def causal_only(doc):
+        n, t = doc.shape
+        return np.broadcast_to(np.tril(np.ones((t, t), bool)), (n, t, t))
+
+    _rejects(ch05_4.check_packed_attention, causal_only)
