@@ -87,3 +87,6 @@ def test_bigram_lm():
         BigramLM([1, 7], 5)
     with pytest.raises(ValueError, match="outside"):
         lm.log_probs([9])
+    seq = [1, 2, 4, 1, 3, 0]
+    slow = -sum(lm.log_probs(seq[:k])[seq[k]] for k in range(1, len(seq)))
+    assert np.isclose(lm.total_nll(seq), slow)

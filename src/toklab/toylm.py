@@ -57,6 +57,8 @@ class BigramLM:
         self._next = keys % n_vocab
         self._counts = counts.astype(np.float64)
         self._starts = np.searchsorted(self._prev, np.arange(n_vocab + 1))
+        self._keys = keys
+        self._row_totals = np.bincount(self._prev, weights=self._counts, minlength=n_vocab)
 
     def pair_count(self, a: int, b: int) -> int:
         """How often token ``b`` followed token ``a`` in the training IDs."""
@@ -75,6 +77,23 @@ class BigramLM:
         probs = self.alpha * self.unigram
         probs[self._next[lo:hi]] += self._counts[lo:hi]
         return np.log(probs / (self._counts[lo:hi].sum() + self.alpha))
+
+
+    def total_nll(self, ids: Sequence[int]) -> float:
+        """Negative log-likelihood (nats) of ``ids[1:]``, each token given the one before it.
+
+        Vectorized; equals ``-sum(log_probs(ids[:k])[ids[k]] for k >= 1)``.
+        """
+        arr = _ids_array(ids, self.n_vocab)
+        if arr.size < 2:
+            raise ValueError("need at least two token IDs to score a pair")
+        a, b = arr[:-1], arr[1:]
+        keys = a * self.n_vocab + b
+        k = np.searchsorted(self._keys, keys)
+        k_ok = np.minimum(k, len(self._keys) - 1)
+        pair = np.where(self._keys[k_ok] == keys, self._counts[k_ok], 0.0)
+        probs = (pair + self.alpha * self.unigram[b]) / (self._row_totals[a] + self.alpha)
+        return float(-np.log(probs).sum())
 
 
 class EmbeddingLM:
