@@ -310,3 +310,39 @@ def test_stable_tokens_equal_encode_with_unstable(real, corpus_texts):
     for text in _random_prefixes(corpus_texts, 10, seed=5) + ADVERSARIAL_CASES:
         assert healing.stable_tokens(tok, text, disallowed_special=()) == \
             encode_with_unstable(tok, text, disallowed_special=())[0]
+
+
+_DETERMINISM_SCRIPT = """
+import hashlib, json
+import numpy as np
+import toklab
+from toklab import batching, healing
+from toklab.toylm import BigramLM
+tok = toklab.ByteBPE.from_tiktoken("r50k_base")
+out = []
+for text in ("hello fanta", "we'l", "a\\n ", "12345", " \\u6ce8"):
+    out.append(healing.encode_with_unstable(tok, text))
+    h = healing.heal(tok, text)
+    out.append([list(h.kept), h.prefix.hex(), list(h.removed), h.complete])
+ids = tok.encode("the cat sat on the mat. the dog sat on the log. " * 20)
+lm = BigramLM(ids, tok.n_vocab)
+out.append(list(healing.generate(tok, "the do", lm.log_probs, 5).ids))
+packed = batching.pack([[5, 6], [7, 8, 9]], 4, eos_id=2, pad_id=0)
+out.append(packed.ids.tolist())
+print(hashlib.sha256(json.dumps(out).encode()).hexdigest())
+"""
+
+
+def test_results_do_not_depend_on_the_hash_seed():
+    import os
+    import subprocess
+    import sys
+
+    digests = set()
+    for seed in ("0", "1", "4242"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        res = subprocess.run([sys.executable, "-c", _DETERMINISM_SCRIPT], env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert res.returncode == 0, res.stderr
+        digests.add(res.stdout.strip())
+    assert len(digests) == 1
