@@ -1,5 +1,6 @@
-"""Tests for toklab.metrics (fertility with declared units, UNK rate, BPB, inflation)
-and for the §1 exercise checkers in toklab.exercises.ch01."""
+"""Tests for toklab.metrics (fertility with declared units, UNK rate, BPB, inflation).
+
+The §1 exercise checkers are tested in ``tests/exercises/test_chapter_checkers.py``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import sys
 import pytest
 
 from toklab import bpe, metrics
-from toklab.exercises import ch01
 
 # ----------------------------------------------------------------------------- BPB
 
@@ -276,78 +276,3 @@ def test_length_inflation_is_relative_to_the_reference(r50k):
 def test_byte_inflation_of_a_byte_tokenizer_is_one():
     slices = {"en": "plain ascii", "zh": "中文文本", "emoji": "🙂🙃"}
     assert metrics.length_inflation(_ByteTokenizer(), slices) == {"en": 1.0, "zh": 1.0, "emoji": 1.0}
-
-
-# ------------------------------------------------------------------- exercise checkers
-
-
-def test_check_bits_per_byte_accepts_the_reference():
-    assert "passed" in ch01.check_bits_per_byte(metrics.bits_per_byte)
-
-
-def test_check_bits_per_byte_explains_missing_ln2():
-    with pytest.raises(AssertionError, match="nats per byte"):
-        ch01.check_bits_per_byte(lambda nll, b: nll / b)
-
-
-def test_check_bits_per_byte_requires_validation():
-    def no_checks(nll, b):
-        return nll / (b * math.log(2))
-
-    with pytest.raises(AssertionError, match=r"raised ZeroDivisionError; expected ValueError"):
-        ch01.check_bits_per_byte(no_checks)
-
-    def checks_bytes_only(nll, b):
-        if b <= 0:
-            raise ValueError("no bytes")
-        return nll / (b * math.log(2))
-
-    with pytest.raises(AssertionError, match=r"bits_per_byte\(-1.0, 8\) returned .* should raise ValueError"):
-        ch01.check_bits_per_byte(checks_bytes_only)
-
-
-def test_check_bits_per_byte_reports_crashes():
-    def crashes(nll, b):
-        raise RuntimeError("boom")
-
-    with pytest.raises(AssertionError, match="RuntimeError"):
-        ch01.check_bits_per_byte(crashes)
-
-
-def _good_tokens_per_unit(n_tokens, text, unit):
-    if unit == "bytes":
-        d = len(text.encode("utf-8"))
-    elif unit == "chars":
-        d = len(text)
-    else:
-        raise ValueError(unit)
-    if d == 0:
-        raise ValueError("empty")
-    return n_tokens / d
-
-
-def test_check_tokens_per_unit_accepts_a_correct_version():
-    assert "passed" in ch01.check_tokens_per_unit(_good_tokens_per_unit)
-
-
-def test_check_tokens_per_unit_catches_char_for_byte():
-    with pytest.raises(AssertionError, match="tokens per char"):
-        ch01.check_tokens_per_unit(lambda n, text, unit: n / len(text))
-
-
-def test_check_tokens_per_unit_catches_inverse():
-    def inverse(n, text, unit):
-        return 1 / _good_tokens_per_unit(n, text, unit)
-
-    with pytest.raises(AssertionError, match="inverse"):
-        ch01.check_tokens_per_unit(inverse)
-
-
-def test_check_tokens_per_unit_requires_refusing_words():
-    def accepts_words(n, text, unit):
-        if unit == "words":
-            return n / max(1, len(text.split()))
-        return _good_tokens_per_unit(n, text, unit)
-
-    with pytest.raises(AssertionError, match="named segmenter"):
-        ch01.check_tokens_per_unit(accepts_words)

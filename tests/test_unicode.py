@@ -1,4 +1,5 @@
-"""GPT-2's byte-to-character table and the UTF-8 facts in toklab.unicode."""
+"""`toklab.unicode`: GPT-2's byte-to-character table, UTF-8 facts, graphemes, coordinates,
+byte spans and invisible characters."""
 
 from __future__ import annotations
 
@@ -160,3 +161,103 @@ def test_worked_example_zhu():
     assert d["proxy"] == "\u00e6\u00b3\u00a8" == "æ³¨"
     assert d["name"] == "CJK UNIFIED IDEOGRAPH-6CE8"
     assert d["category"] == "Lo"
+
+
+# ---------------------------------------------------------------------------
+# graphemes and coordinates
+# ---------------------------------------------------------------------------
+
+FAMILY_3 = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # man ZWJ woman ZWJ girl
+FAMILY_4 = FAMILY_3 + "\u200d\U0001f466"  # ... ZWJ boy
+
+
+def test_family_emoji_coordinates():
+    assert tu.coordinates(FAMILY_3) == {"code_points": 5, "utf8_bytes": 18, "utf16_units": 8, "graphemes": 1}
+    assert tu.coordinates(FAMILY_4) == {"code_points": 7, "utf8_bytes": 25, "utf16_units": 11, "graphemes": 1}
+
+
+def test_graphemes_of_mixed_text():
+    text = "e\u0301" + "🇯🇵" + "❤\ufe0f" + "한" + "\u1112\u1161\u11ab" + "\r\n" + FAMILY_3 + "a"
+    assert tu.graphemes(text) == ["e\u0301", "🇯🇵", "❤\ufe0f", "한", "\u1112\u1161\u11ab", "\r\n", FAMILY_3, "a"]
+    assert "".join(tu.graphemes(text)) == text
+
+
+@given(st.text())
+def test_coordinates_agree_with_the_codecs(text):
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    coords = tu.coordinates(text)
+    assert coords["code_points"] == len(text)
+    assert coords["utf8_bytes"] == len(text.encode("utf-8"))
+    assert coords["utf16_units"] == len(text.encode("utf-16-le")) // 2 == tu.utf16_length(text)
+    assert "".join(tu.graphemes(text)) == text
+    assert coords["graphemes"] <= coords["code_points"]
+
+
+def test_coordinates_reject_lone_surrogates():
+    with pytest.raises(ValueError, match="surrogate"):
+        tu.coordinates("a\ud800")
+
+
+# ---------------------------------------------------------------------------
+# byte spans -> character spans
+# ---------------------------------------------------------------------------
+
+
+def test_byte_span_to_char_span_examples():
+    text = "a注b"  # bytes: a | E6 B3 A8 | b
+    assert tu.byte_span_to_char_span(text, 0, 1) == (0, 1)
+    assert tu.byte_span_to_char_span(text, 1, 2) == (1, 2)  # one byte of 注 widens to 注
+    assert tu.byte_span_to_char_span(text, 2, 5) == (1, 3)
+    assert tu.byte_span_to_char_span(text, 0, 5) == (0, 3)
+    assert tu.byte_span_to_char_span(text, 2, 2) == (1, 1)
+    assert tu.byte_span_to_char_span(text, 5, 5) == (3, 3)
+    for bad in ((-1, 1), (3, 2), (0, 6)):
+        with pytest.raises(ValueError):
+            tu.byte_span_to_char_span(text, *bad)
+
+
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), min_size=1), data=st.data())
+def test_byte_span_to_char_span_is_the_smallest_cover(text, data):
+    raw = text.encode("utf-8")
+    start = data.draw(st.integers(0, len(raw)))
+    end = data.draw(st.integers(start, len(raw)))
+    first, last = tu.byte_span_to_char_span(text, start, end)
+    char_start = len(text[:first].encode("utf-8"))
+    char_end = len(text[:last].encode("utf-8"))
+    if start < end:
+        assert char_start <= start and end <= char_end  # covers
+        assert first < last
+        # smallest: dropping the first or last character would uncover a byte
+        assert len(text[: first + 1].encode("utf-8")) > start
+        assert len(text[: last - 1].encode("utf-8")) < end
+    else:
+        assert first == last and char_start <= start
+
+
+# ---------------------------------------------------------------------------
+# invisible characters
+# ---------------------------------------------------------------------------
+
+
+def test_invisible_chars_finds_each_kind():
+    text = "a\u200bb\u2764\ufe0f\u202egnp\u202c\u00adx\U000e0041\u3164 \t\n"
+    found = tu.invisible_chars(text)
+    assert [(f.index, f.code_point, f.kind) for f in found] == [
+        (1, "U+200B", "zero-width"),
+        (4, "U+FE0F", "variation selector"),
+        (5, "U+202E", "bidi control"),
+        (9, "U+202C", "bidi control"),
+        (10, "U+00AD", "format"),
+        (12, "U+E0041", "tag"),
+        (13, "U+3164", "filler"),
+    ]
+    assert found[0].name == "ZERO WIDTH SPACE"
+    assert found[1].name == "VARIATION SELECTOR-16"
+    assert tu.invisible_chars("plain text, ñ, 注, 🙂\n") == []
+
+
+def test_every_format_character_is_reported():
+    for cp in range(0x110000):
+        ch = chr(cp)
+        if unicodedata.category(ch) == "Cf":
+            assert [f.char for f in tu.invisible_chars(ch)] == [ch]

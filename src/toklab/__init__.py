@@ -1,27 +1,60 @@
 """toklab: the tested package behind *Tokenization, from bytes to production*.
 
-Modules follow the tokenization pipeline:
+The package follows the tokenizer pipeline. Each stage lives in a module named
+as Hugging Face ``tokenizers`` names it:
 
-- `unicode`: UTF-8 facts, GPT-2's byte-to-character table, normalization with offsets
-- `pretokenize`: the regex catalogue (gpt2, cl100k, o200k) and splitting
-- `special`: the special-token contract (allowed / disallowed, longest match wins)
-- `bpe`: byte-level BPE training and encoding, fast and reference versions
-- `wordpiece`: WordPiece training, longest-match-first encoding, BERT pre-tokenization
-- `unigram`: the Unigram language model: EM training, Viterbi, n-best, sampling
-- `sentencepiece`: a SentencePiece-style front end (▁, dummy prefix, byte fallback)
-- `tokenizer`: the whole pipeline as one object, with a stage-by-stage trace
-- `vocabs`: the real r50k_base / cl100k_base / o200k_base vocabularies, hash-checked
-- `metrics`: fertility with declared units, UNK rate, bits per byte
-- `corpus`: the bundled multilingual corpus; `viz`: token-boundary views
-- `exercises`: checkers for the book's coding exercises; `book`: chapter set-up
+- `special`: upstream of everything, the special-token contract (allowed /
+  disallowed, longest match wins) and chat templates (`special.chatml`);
+- `normalizers`: stage 1 (Unicode forms with offsets, BERT's normalizer,
+  sentencepiece's compiled table and rules);
+- `pre_tokenizers`: stage 2 (the regex catalogue gpt2/cl100k/o200k, BERT's
+  split, sentencepiece's ``▁`` and whitespace rules);
+- `bpe`, `wordpiece`, `unigram`: stage 3, one package per algorithm, each with
+  the same files: ``reference`` (the textbook versions), ``train``, ``model``
+  and one engine (``bpe.encode``, ``unigram.lattice``);
+- `post_processors`: stage 5 (BOS/EOS, [CLS]/[SEP] templates);
+- `decoders`: the way back (byte level, WordPiece, sentencepiece);
+- `pipeline`: `Pipeline`, any model with any stages, and `trace`, every
+  stage's output for one string, for every tokenizer;
+- `sentencepiece`: a sentencepiece model reimplemented from those stages, and
+  `sentencepiece_model`, its ``.model`` file format;
+- `vocabs`: the real r50k_base / cl100k_base / o200k_base vocabularies, hash-checked;
+- `unicode`: UTF-8 facts, GPT-2's byte-to-character table, graphemes, coordinates;
+- `metrics`: fertility with declared units, UNK rate, bits per byte;
+- `patching`: tokenizer-free input (§6): a next-byte model, fixed and entropy patches,
+  CANINE-style hash embeddings;
+- `corpus`: the bundled multilingual corpus; `viz`: token-boundary views;
+- `exercises`: checkers for the book's coding exercises; `book`: chapter helpers.
+
+The trainers are `toklab.train_bpe`, `toklab.train_wordpiece` and
+`toklab.train_unigram` (the ``train`` function of each algorithm package).
+
+The four tokenizers share one API: ``encode``, ``decode``, ``token_to_id``,
+``id_to_token``, ``len()``, ``vocab`` (ID -> token), ``get_vocab()`` (token ->
+ID), a file format, and `trace`. An unknown ID raises ValueError naming it and
+the valid range; an unknown token string raises KeyError naming it.
 """
 
 __version__ = "0.1.0"
 
 from .bpe import ByteBPE
+from .bpe import train as train_bpe
+from .pipeline import Pipeline, trace
 from .sentencepiece import SentencePieceTokenizer
-from .tokenizer import Pipeline
 from .unigram import Unigram
+from .unigram import train as train_unigram
 from .wordpiece import WordPiece
+from .wordpiece import train as train_wordpiece
 
-__all__ = ["ByteBPE", "Pipeline", "SentencePieceTokenizer", "Unigram", "WordPiece", "__version__"]
+__all__ = [
+    "ByteBPE",
+    "Pipeline",
+    "SentencePieceTokenizer",
+    "Unigram",
+    "WordPiece",
+    "trace",
+    "train_bpe",
+    "train_unigram",
+    "train_wordpiece",
+    "__version__",
+]

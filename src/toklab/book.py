@@ -34,7 +34,17 @@ from pathlib import Path
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["SEED", "FIGSIZE", "DPI", "setup", "glue", "md_table", "strip_gated_solutions", "stage_student_edition"]
+__all__ = [
+    "SEED",
+    "FIGSIZE",
+    "DPI",
+    "setup",
+    "glue",
+    "md_table",
+    "train_sentencepiece",
+    "strip_gated_solutions",
+    "stage_student_edition",
+]
 
 #: Seed used for ``random`` and ``numpy.random`` in every chapter.
 SEED: int = 0
@@ -144,6 +154,29 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str) -
             raise ValueError(f"row {row!r} has {len(row)} cells; the header has {len(header)}")
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+def train_sentencepiece(lines: str | Iterable[str], **options: Any):
+    """Train a sentencepiece model in memory, quietly, on one thread; return its ``SentencePieceProcessor``.
+
+    ``lines`` is a list of sentences, or text cut into its non-empty lines.
+    ``options`` go to ``SentencePieceTrainer.train`` as they are (``vocab_size``,
+    ``model_type``, ``byte_fallback``, ...); only ``num_threads=1`` (so the
+    result does not depend on thread timing) and ``minloglevel=2`` (no log on
+    stderr) are defaults here, and ``model_writer`` keeps the model out of the
+    file system. The model's bytes are ``processor.serialized_model_proto()``.
+    """
+    import io
+
+    import sentencepiece as spm
+
+    if isinstance(lines, str):
+        lines = [line for line in lines.splitlines() if line.strip()]
+    buffer = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(list(lines)), model_writer=buffer, **{"num_threads": 1, "minloglevel": 2, **options}
+    )
+    return spm.SentencePieceProcessor(model_proto=buffer.getvalue())
 
 
 # --------------------------------------------------------------------------- student edition

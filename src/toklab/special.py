@@ -13,19 +13,43 @@ tiktoken's contract, which fails loudly instead of guessing:
 
 When two specials overlap at the same position the longest one wins, so a
 registry holding both ``<|im_start|>`` and ``<|im_start|>user`` is unambiguous.
+
+Chat templates live here too, because they are where specials enter a
+sequence on purpose: `chatml` renders messages into `Segment`s, template text
+(trusted, may hold specials) apart from message content (untrusted, encoded
+with special-token recognition off). `toklab.pipeline.Pipeline.encode_chat`
+encodes the two channels.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Literal, Union
 
 import regex
 
-__all__ = ["SpecialSet", "resolve_special_sets", "special_regex", "split_on_specials", "check_disallowed"]
+__all__ = [
+    "SpecialSet",
+    "resolve_special_sets",
+    "special_regex",
+    "split_on_specials",
+    "check_disallowed",
+    "straddles",
+    "Segment",
+    "ChatTemplate",
+    "chatml",
+]
 
 SpecialSet = Union[Literal["all"], Collection[str]]
+
+#: One piece of rendered chat: ``(text, trusted)``. Trusted text was written by
+#: the template (role headers, control tokens) and may contain special tokens;
+#: untrusted text (message content) is encoded with special-token recognition
+#: switched off.
+Segment = tuple[str, bool]
+ChatTemplate = Callable[..., list[Segment]]
+Messages = Sequence[Mapping[str, str]]
 
 
 def resolve_special_sets(
@@ -96,3 +120,33 @@ def straddles(text: str, cut: int, tokens: Collection[str]) -> bool:
             if tail == tok or (start + len(tail) == len(text) and tok.startswith(tail)):
                 return True
     return False
+
+
+def chatml(messages: Messages, add_generation_prompt: bool = False) -> list[Segment]:
+    """A ChatML-style template: ``<|im_start|>role\\ncontent<|im_end|>\\n`` per message.
+
+    Returns segments, not one string, so that message content stays a
+    separate, untrusted channel (see `Segment`). Roles are checked because
+    they are template text: a role must not smuggle text into the trusted
+    channel. With ``add_generation_prompt`` the rendering ends with the
+    header of an assistant turn, ready for the model to continue.
+    """
+    out: list[Segment] = []
+    for k, message in enumerate(messages):
+        role, content = message.get("role"), message.get("content")
+        if role not in ("system", "user", "assistant"):
+            raise ValueError(
+                f"message {k} has role {role!r}; expected 'system', 'user' or 'assistant'"
+            )
+        if not isinstance(content, str):
+            raise ValueError(
+                f"message {k} content must be a str, got {type(content).__name__}"
+            )
+        out += [
+            (f"<|im_start|>{role}\n", True),
+            (content, False),
+            ("<|im_end|>\n", True),
+        ]
+    if add_generation_prompt:
+        out.append(("<|im_start|>assistant\n", True))
+    return out

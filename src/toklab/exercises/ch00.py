@@ -1,16 +1,15 @@
 """Checkers for the coding exercises of §0, *The pipeline*.
 
-* `check_decode` (exercise ch00-ex1): the reader writes ``decode(pipe, ids)``,
-  the pipeline run backwards, and it must agree with `Pipeline.decode`.
-* `check_encode_chat` (exercise ch00-ex2): the reader writes
+* ``ch00-ex1``, `check_decode`: the reader writes ``decode(pipe, ids)``, the
+  pipeline run backwards, and it must agree with `Pipeline.decode`.
+* ``ch00-ex2``, `check_encode_chat`: the reader writes
   ``encode_chat(pipe, messages)``, split-channel chat encoding, and it must
   agree with `Pipeline.encode_chat` without letting message content inject
   control tokens.
 
 Both build their own small pipelines (a byte-level BPE trained in a few
-milliseconds on a fixed multilingual text), so they need no corpus files.
-Each raises AssertionError describing the first case that disagrees, with a
-hint about the usual cause, and returns a short message when all pass.
+milliseconds on a fixed multilingual text, see `exercise_pipelines`), so they
+need no corpus files. They report in the format of `toklab.exercises.harness`.
 """
 
 from __future__ import annotations
@@ -19,7 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 from ..bpe import ByteBPE, train
-from ..tokenizer import Pipeline, chatml
+from ..pipeline import Pipeline
+from ..special import chatml
+from .harness import Run, Shown, exercise
 
 __all__ = ["check_decode", "check_encode_chat", "exercise_pipelines"]
 
@@ -79,8 +80,9 @@ def _decode_cases(pipe: Pipeline) -> list[tuple[str, list[int]]]:
 
 
 def _decode_hint(expected: str, got: object, pipe: Pipeline) -> str:
+    """Name the usual mistake that turns ``expected`` into ``got``."""
     if not isinstance(got, str):
-        return f"decode must return a str, got {type(got).__name__}."
+        return f"decode must return a str (the text), not a {type(got).__name__}."
     if "\ufffd" in got and "\ufffd" not in expected:
         return (
             "U+FFFD appeared where the text has a real character: a token can hold part of a "
@@ -97,30 +99,32 @@ def _decode_hint(expected: str, got: object, pipe: Pipeline) -> str:
             )
     if len(got) < len(expected):
         return "characters are missing: special tokens other than BOS/EOS decode to their text."
-    return "compare your function with the stages in the docstring of toklab.tokenizer."
+    return (
+        "run the stages backwards: drop only the BOS/EOS the post-processor added, join every "
+        "token's bytes (pipe.model.id_to_token), then decode UTF-8 once with errors='replace'."
+    )
 
 
-def check_decode(decode: Callable[[Pipeline, Sequence[int]], str]) -> str:
+def _pipeline_input(call: str, name: str) -> Shown:
+    return Shown(f"{call} with pipe = toklab.exercises.ch00.exercise_pipelines()[{name!r}]")
+
+
+def _reference_decode(pipe: Pipeline, ids: Sequence[int]) -> str:
+    return pipe.decode(ids)
+
+
+@exercise("ch00-ex1", title="Decode: the pipeline run backwards", function="decode",
+          reference=_reference_decode, against="Pipeline.decode")
+def check_decode(run: Run, decode: Callable[[Pipeline, Sequence[int]], str]) -> None:
     """Check ``decode(pipe, ids)`` against `Pipeline.decode` on several pipelines and inputs."""
-    n = 0
     for name, pipe in exercise_pipelines().items():
         for description, ids in _decode_cases(pipe):
             expected = pipe.decode(ids)
-            try:
-                got = decode(pipe, list(ids))
-            except Exception as exc:  # report the reader's exception with the case that caused it
-                raise AssertionError(
-                    f"decode raised {type(exc).__name__}: {exc}\n  pipeline: {name}\n  case: {description}\n"
-                    f"  ids: {ids}"
-                ) from exc
+            case = run.case(f"{description} (pipeline {name!r})", expected=expected,
+                            input=_pipeline_input(f"decode(pipe, {ids})", name))
+            got = case.call(decode, pipe, list(ids))
             if got != expected:
-                raise AssertionError(
-                    f"decode disagrees with the pipeline\n  pipeline: {name}\n  case: {description}\n"
-                    f"  ids: {ids}\n  expected: {expected!r}\n  got:      {got!r}\n"
-                    f"  hint: {_decode_hint(expected, got, pipe)}"
-                )
-            n += 1
-    return f"all {n} decode cases pass"
+                case.fail(got, _decode_hint(expected, got, pipe))
 
 
 _CONVERSATIONS: list[tuple[str, list[dict[str, str]]]] = [
@@ -163,24 +167,32 @@ def _chat_hint(pipe: Pipeline, expected: list[int], got: list[int]) -> str:
     )
 
 
-def check_encode_chat(encode_chat: Callable[[Pipeline, Sequence[Mapping[str, str]]], list[int]]) -> str:
+def _chat_error_hint(exc: Exception) -> str:
+    if isinstance(exc, ValueError):
+        return (
+            "text a user typed must never make encoding fail; encode message content "
+            "with disallowed_special=() so a literal special token is ordinary text."
+        )
+    return f"encode_chat raised {type(exc).__name__}: call it with the input above to see where."
+
+
+def _reference_encode_chat(pipe: Pipeline, messages: Sequence[Mapping[str, str]]) -> list[int]:
+    return pipe.encode_chat(messages)
+
+
+@exercise("ch00-ex2", title="Split-channel chat encoding", function="encode_chat",
+          reference=_reference_encode_chat, against="Pipeline.encode_chat")
+def check_encode_chat(run: Run, encode_chat: Callable[[Pipeline, Sequence[Mapping[str, str]]], list[int]]) -> None:
     """Check ``encode_chat(pipe, messages)`` against `Pipeline.encode_chat` (no generation prompt)."""
-    n = 0
     for name, pipe in exercise_pipelines().items():
         for description, messages in _CONVERSATIONS:
             expected = pipe.encode_chat(messages)
+            case = run.case(f"{description} (pipeline {name!r})", expected=expected,
+                            input=_pipeline_input(f"encode_chat(pipe, {messages!r})", name))
+            got = case.call(encode_chat, pipe, [dict(m) for m in messages], error_hint=_chat_error_hint)
             try:
-                got = encode_chat(pipe, messages)
-            except ValueError as exc:
-                raise AssertionError(
-                    f"encode_chat raised ValueError: {exc}\n  pipeline: {name}\n  case: {description}\n"
-                    "  hint: text a user typed must never make encoding fail; encode message content "
-                    "with disallowed_special=() so a literal special token is ordinary text."
-                ) from exc
-            if list(got) != expected:
-                raise AssertionError(
-                    f"encode_chat disagrees with the pipeline\n  pipeline: {name}\n  case: {description}\n"
-                    f"  expected: {expected}\n  got:      {list(got)}\n  hint: {_chat_hint(pipe, expected, list(got))}"
-                )
-            n += 1
-    return f"all {n} chat cases pass"
+                got = list(got)
+            except TypeError:
+                case.fail(got, "encode_chat must return a list of token IDs (ints).")
+            if got != expected:
+                case.fail(got, _chat_hint(pipe, expected, got))

@@ -1,14 +1,14 @@
 """Checkers for the coding exercises of §1 (how to measure a tokenizer).
 
-* `check_bits_per_byte` (exercise ``ch01-ex1``): your ``bits_per_byte(total_nll_nats,
+* ``ch01-ex1``, `check_bits_per_byte`: your ``my_bits_per_byte(total_nll_nats,
   n_bytes)`` against `toklab.metrics.bits_per_byte`, on the chapter's worked example,
   edge cases and random cases, including the inputs it must refuse.
-* `check_tokens_per_unit` (exercise ``ch01-ex2``): your ``tokens_per_unit(n_tokens, text,
-  unit)`` against `toklab.metrics.Fertility` for ``unit`` = ``"bytes"`` or ``"chars"`` on
-  text with multi-byte characters, including the units it must refuse.
+* ``ch01-ex2``, `check_tokens_per_unit`: your ``tokens_per_unit(n_tokens, text, unit)``
+  against `toklab.metrics.Fertility` for ``unit`` = ``"bytes"`` or ``"chars"`` on text
+  with multi-byte characters, including the units it must refuse.
 
-Each returns a one-line success message, or raises AssertionError describing the first
-case that went wrong and, where a typical slip explains it, what the slip probably was.
+They report in the format of `toklab.exercises.harness`; the hints name the usual slips
+(nats for bits, ln 10 for ln 2, the fraction upside down, chars for bytes, UTF-16 bytes).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import random
 from collections.abc import Callable
 
 from .. import metrics
+from .harness import Run, exercise
 
 __all__ = ["check_bits_per_byte", "check_tokens_per_unit"]
 
@@ -28,140 +29,121 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
 def _bpb_hint(got: float, nll: float, n_bytes: int) -> str:
     """Name the usual mistake when ``got`` matches it."""
     if n_bytes and _close(got, nll / n_bytes):
-        return " That is nats per byte: divide by ln 2 to turn nats into bits."
+        return "that is nats per byte: divide by ln 2 to turn nats into bits."
     if n_bytes and _close(got, nll / (n_bytes * math.log(10))):
-        return " That divides by ln 10; bits need ln 2."
+        return "that divides by ln 10; bits need ln 2."
     if n_bytes and _close(got, nll * _LN2 / n_bytes):
-        return " You multiplied by ln 2; nats -> bits is a division by ln 2."
+        return "you multiplied by ln 2; nats -> bits is a division by ln 2."
     if n_bytes > 1 and _close(got, nll / math.log2(n_bytes)):
-        return " The bytes go in the denominator as a count, not through a logarithm."
+        return "the bytes go in the denominator as a count, not through a logarithm."
     if nll and _close(got, n_bytes / (nll * _LN2)):
-        return " The fraction is upside down: NLL goes on top, bytes below."
-    return ""
+        return "the fraction is upside down: NLL goes on top, bytes below."
+    return f"bits per byte = total NLL / (n_bytes * ln 2) = {nll!r} / ({n_bytes} * ln 2)."
 
 
-def check_bits_per_byte(fn: Callable[[float, int], float]) -> str:
+_BPB_REFUSED: list[tuple[object, object, tuple[type[BaseException], ...], str]] = [
+    (4.0, 0, (ValueError,), "a text of zero bytes has no bits per byte"),
+    (4.0, -8, (ValueError,), "a byte count cannot be negative"),
+    (-1.0, 8, (ValueError,), "a total NLL is a sum of -log p with p <= 1, so it cannot be negative"),
+    (float("nan"), 8, (ValueError,), "NaN is not a loss"),
+    (float("inf"), 8, (ValueError,), "an infinite NLL (a zero-probability byte) has no finite BPB"),
+    (4.0, 2.5, (ValueError, TypeError), "a byte count is a whole number"),
+]
+
+
+@exercise("ch01-ex1", title="Implement bits per byte", function="my_bits_per_byte",
+          reference=metrics.bits_per_byte, against="toklab.metrics.bits_per_byte")
+def check_bits_per_byte(run: Run, fn: Callable[[float, int], float]) -> None:
     """Check ``fn(total_nll_nats, n_bytes) -> bits per byte``.
 
     It must return NLL / (n_bytes · ln 2) for valid input, and raise ValueError
     (or TypeError, for a non-integer byte count) on input that has no BPB.
     """
     rng = random.Random(1)
-    cases: list[tuple[float, int]] = [
-        (4.0, 8),  # the chapter's worked example: 0.7213
-        (0.0, 5),  # a perfect model: 0 bits per byte
-        (8 * _LN2, 8),  # exactly one bit per byte
-        (1.0, 1),
-        (1e6, 3),
-        (2.5e-9, 10**9),
+    cases: list[tuple[float, int, str]] = [
+        (4.0, 8, "the chapter's worked example: 0.7213 bits per byte"),
+        (0.0, 5, "a perfect model: 0 bits per byte"),
+        (8 * _LN2, 8, "exactly one bit per byte"),
+        (1.0, 1, "one nat over one byte"),
+        (1e6, 3, "a large NLL"),
+        (2.5e-9, 10**9, "a tiny NLL over a billion bytes"),
     ]
-    cases += [(rng.uniform(0, 1e4), rng.randint(1, 10**6)) for _ in range(40)]
-    for nll, n_bytes in cases:
+    cases += [(rng.uniform(0, 1e4), rng.randint(1, 10**6), f"random case {k}") for k in range(40)]
+    for nll, n_bytes, what in cases:
         want = metrics.bits_per_byte(nll, n_bytes)
-        try:
-            got = fn(nll, n_bytes)
-        except Exception as exc:  # noqa: BLE001 - report whatever the reader's code raised
-            raise AssertionError(
-                f"bits_per_byte({nll!r}, {n_bytes!r}) raised {type(exc).__name__}: {exc}; "
-                f"expected {want:.6f}"
-            ) from exc
-        if not isinstance(got, (int, float)) or isinstance(got, bool):
-            raise AssertionError(f"bits_per_byte({nll!r}, {n_bytes!r}) returned {got!r}, not a number")
+        case = run.case(what, expected=want)
+        got = case.call(fn, nll, n_bytes)
+        if not _is_number(got):
+            case.fail(got, "return the bits per byte as a float.")
         if not _close(got, want):
-            raise AssertionError(
-                f"bits_per_byte({nll!r}, {n_bytes!r}) returned {got!r}; expected {want:.6f} "
-                f"= {nll!r} / ({n_bytes} * ln 2).{_bpb_hint(got, nll, n_bytes)}"
-            )
-
-    bad: list[tuple[object, object, tuple[type[BaseException], ...], str]] = [
-        (4.0, 0, (ValueError,), "a text of zero bytes has no bits per byte"),
-        (4.0, -8, (ValueError,), "a byte count cannot be negative"),
-        (-1.0, 8, (ValueError,), "a total NLL is a sum of -log p with p <= 1, so it cannot be negative"),
-        (float("nan"), 8, (ValueError,), "NaN is not a loss"),
-        (float("inf"), 8, (ValueError,), "an infinite NLL (a zero-probability byte) has no finite BPB"),
-        (4.0, 2.5, (ValueError, TypeError), "a byte count is a whole number"),
-    ]
-    for nll, n_bytes, errors, why in bad:
-        try:
-            got = fn(nll, n_bytes)  # type: ignore[arg-type]
-        except errors:
-            continue
-        except Exception as exc:  # noqa: BLE001
-            names = " or ".join(e.__name__ for e in errors)
-            raise AssertionError(
-                f"bits_per_byte({nll!r}, {n_bytes!r}) raised {type(exc).__name__}; expected {names} ({why})"
-            ) from exc
-        names = " or ".join(e.__name__ for e in errors)
-        raise AssertionError(
-            f"bits_per_byte({nll!r}, {n_bytes!r}) returned {got!r}; it should raise {names}: {why}"
-        )
-    return f"check_bits_per_byte: all {len(cases) + len(bad)} cases passed"
+            case.fail(got, _bpb_hint(got, nll, n_bytes))
+    for nll, n_bytes, errors, why in _BPB_REFUSED:
+        run.case(f"refuse input that has no BPB: {why}", expected=None).expect_error(fn, nll, n_bytes, errors=errors,
+                                                                                     why=why)
 
 
-def check_tokens_per_unit(fn: Callable[[int, str, str], float]) -> str:
+def _tokens_per_unit_hint(got: float, n_tokens: int, text: str, unit: str) -> str:
+    other = "chars" if unit == "bytes" else "bytes"
+    if _close(got, n_tokens / metrics.count_units(text, other)):
+        return f"that is tokens per {other[:-1]}: check which count you divide by."
+    if _close(got, metrics.count_units(text, unit) / n_tokens):
+        return "that is units per token, the inverse: fertility is tokens / units."
+    if unit == "bytes" and _close(got, n_tokens / len(text.encode("utf-16-le"))):
+        return "that counts UTF-16 bytes; use text.encode('utf-8')."
+    return (f"tokens per unit = n_tokens / units = {n_tokens} / {metrics.count_units(text, unit)} {unit} "
+            "(bytes are UTF-8 bytes, chars are code points)")
+
+
+_TEXTS = [
+    "hello world",
+    "naïve café",  # 2-byte letters
+    "北京大学",  # BMP Han: 3 bytes each
+    "𠀀𠀁 and 🙂",  # supplementary plane: 4 bytes each
+    "👨\u200d👩\u200d👧",  # a ZWJ family: 5 code points, 18 bytes, one glyph
+    "e\u0301",  # decomposed é: 2 code points
+    "tab\there\nnewline",
+]
+
+_UNITS_REFUSED = [
+    (3, "some words here", "words", "tokens per word needs a named segmenter, and none was given"),
+    (3, "some text", "tokens", "'tokens' is not a denominator"),
+    (3, "some text", "byte", "units are spelled 'bytes' and 'chars'"),
+    (1, "", "bytes", "an empty text has no bytes to divide by"),
+    (1, "", "chars", "an empty text has no chars to divide by"),
+]
+
+
+def _reference_tokens_per_unit(n_tokens: int, text: str, unit: str) -> float:
+    return metrics.Fertility(n_tokens, metrics.count_units(text, unit), unit).tokens_per_unit
+
+
+@exercise("ch01-ex2", title="Fertility with a declared unit", function="tokens_per_unit",
+          reference=_reference_tokens_per_unit, against="toklab.metrics.Fertility")
+def check_tokens_per_unit(run: Run, fn: Callable[[int, str, str], float]) -> None:
     """Check ``fn(n_tokens, text, unit) -> tokens per unit`` for ``unit`` in bytes / chars.
 
     Bytes are UTF-8 bytes and chars are code points. Any other unit, including
     ``"words"`` (no segmenter was named), and a text with no units must raise
     ValueError.
     """
-    texts = [
-        "hello world",
-        "naïve café",  # 2-byte letters
-        "北京大学",  # BMP Han: 3 bytes each
-        "𠀀𠀁 and 🙂",  # supplementary plane: 4 bytes each
-        "👨\u200d👩\u200d👧",  # a ZWJ family: 5 code points, 18 bytes, one glyph
-        "e\u0301",  # decomposed é: 2 code points
-        "tab\there\nnewline",
-    ]
-    n_cases = 0
-    for text in texts:
+    for text in _TEXTS:
         for unit in ("bytes", "chars"):
             for n_tokens in (1, 3, 7):
-                want = metrics.Fertility(n_tokens, metrics.count_units(text, unit), unit).tokens_per_unit
-                try:
-                    got = fn(n_tokens, text, unit)
-                except Exception as exc:  # noqa: BLE001
-                    raise AssertionError(
-                        f"tokens_per_unit({n_tokens}, {text!r}, {unit!r}) raised "
-                        f"{type(exc).__name__}: {exc}; expected {want:.6f}"
-                    ) from exc
-                n_cases += 1
-                if isinstance(got, bool) or not isinstance(got, (int, float)) or not _close(got, want):
-                    hint = ""
-                    other = "chars" if unit == "bytes" else "bytes"
-                    if isinstance(got, (int, float)) and _close(got, n_tokens / metrics.count_units(text, other)):
-                        hint = f" That is tokens per {other[:-1]}: check which count you divide by."
-                    elif isinstance(got, (int, float)) and _close(got, metrics.count_units(text, unit) / n_tokens):
-                        hint = " That is units per token, the inverse: fertility is tokens / units."
-                    elif unit == "bytes" and isinstance(got, (int, float)) and _close(got, n_tokens / len(text.encode("utf-16-le"))):
-                        hint = " That counts UTF-16 bytes; use text.encode('utf-8')."
-                    raise AssertionError(
-                        f"tokens_per_unit({n_tokens}, {text!r}, {unit!r}) returned {got!r}; expected "
-                        f"{want:.6f} ({n_tokens} tokens / {metrics.count_units(text, unit)} {unit}).{hint}"
-                    )
-    refused = [
-        (3, "some words here", "words", "tokens per word needs a named segmenter, and none was given"),
-        (3, "some text", "tokens", "'tokens' is not a denominator"),
-        (3, "some text", "byte", "units are spelled 'bytes' and 'chars'"),
-        (1, "", "bytes", "an empty text has no bytes to divide by"),
-        (1, "", "chars", "an empty text has no chars to divide by"),
-    ]
-    for n_tokens, text, unit, why in refused:
-        try:
-            got = fn(n_tokens, text, unit)
-        except ValueError:
-            n_cases += 1
-            continue
-        except Exception as exc:  # noqa: BLE001
-            raise AssertionError(
-                f"tokens_per_unit({n_tokens}, {text!r}, {unit!r}) raised {type(exc).__name__}; "
-                f"expected ValueError ({why})"
-            ) from exc
-        raise AssertionError(
-            f"tokens_per_unit({n_tokens}, {text!r}, {unit!r}) returned {got!r}; it should raise ValueError: {why}"
-        )
-    return f"check_tokens_per_unit: all {n_cases} cases passed"
+                want = _reference_tokens_per_unit(n_tokens, text, unit)
+                tokens = "1 token" if n_tokens == 1 else f"{n_tokens} tokens"
+                case = run.case(f"{tokens} over {metrics.count_units(text, unit)} {unit}", expected=want)
+                got = case.call(fn, n_tokens, text, unit)
+                if not _is_number(got):
+                    case.fail(got, "return the tokens per unit as a float.")
+                if not _close(got, want):
+                    case.fail(got, _tokens_per_unit_hint(got, n_tokens, text, unit))
+    for n_tokens, text, unit, why in _UNITS_REFUSED:
+        run.case(f"refuse a unit or text with no denominator: {why}", expected=None).expect_error(
+            fn, n_tokens, text, unit, why=why)

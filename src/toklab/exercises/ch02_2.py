@@ -1,6 +1,6 @@
 """Checker for the coding exercise of §2.2 (WordPiece: likelihood scores and whole-word failure).
 
-* `check_encode_word(user_fn)` — the reader's longest-match-first WordPiece
+* ``ch02_2-ex1``, `check_encode_word(user_fn)`: the reader's longest-match-first WordPiece
   encoder, called as ``user_fn(word, vocab)`` with ``word`` one pre-tokenized
   word (a ``str``) and ``vocab`` a ``set`` of token strings. Pieces after the
   first carry the ``##`` prefix. It must return the list of pieces, or
@@ -11,9 +11,9 @@
 The checker runs the chapter's worked examples first (including the dead end
 that greedy matching cannot back out of), then randomized vocabularies and
 words compared with `toklab.wordpiece.encode_word` (fixed seed, so every run
-checks the same cases). The first disagreement raises AssertionError naming the
-word, the vocabulary, the expected pieces and the pieces received. On success
-it returns a short message.
+checks the same cases). It reports in the format of
+`toklab.exercises.harness`, with hints for the usual slips (shortest match,
+backtracking, keeping pieces found before a dead end, ``##`` on the wrong pieces).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import random
 from collections.abc import Callable
 
 from ..wordpiece import encode_word
+from .harness import Run, exercise
 
 __all__ = ["check_encode_word"]
 
@@ -58,10 +59,6 @@ def _cases() -> list[tuple[str, frozenset[str], str]]:
     return out
 
 
-def _show_vocab(vocab: frozenset[str]) -> str:
-    return "{" + ", ".join(repr(t) for t in sorted(vocab)) + "}"
-
-
 def _is_segmentation(word: str, vocab: frozenset[str], pieces: list[str]) -> bool:
     """True if ``pieces`` spell ``word`` with vocabulary entries, ``##`` exactly on the later pieces."""
     if not pieces or any(p not in vocab for p in pieces):
@@ -71,55 +68,61 @@ def _is_segmentation(word: str, vocab: frozenset[str], pieces: list[str]) -> boo
     return pieces[0] + "".join(p[2:] for p in pieces[1:]) == word
 
 
+def _shortest_first(word: str, vocab: frozenset[str]) -> list[str]:
+    """The usual slip: at each position take the *shortest* piece that matches."""
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(start + 1, len(word) + 1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                pieces.append(piece)
+                start = end
+                break
+        else:
+            return [_UNK]
+    return pieces
+
+
 def _hint(word: str, vocab: frozenset[str], expected: list[str], got: list[str]) -> str:
-    """One line that names the rule the reader's answer most likely broke."""
+    """Name the rule the reader's answer most likely broke."""
     if expected == [_UNK]:
         if len(word) > 100:
-            return "\n  (words longer than 100 characters are [UNK] without any search)"
+            return "words longer than 100 characters are [UNK] without any search (max_input_chars_per_word)."
         if _UNK in got and len(got) > 1:
-            return "\n  (a failure anywhere makes the *whole word* one [UNK]; drop the pieces found so far)"
+            return "a failure anywhere makes the *whole word* one [UNK]; drop the pieces found so far."
         if _is_segmentation(word, vocab, got):
-            return ("\n  (that segmentation exists, but greedy longest-match-first never backtracks: "
-                    "after a dead end the word is [UNK])")
+            return ("that segmentation exists, but greedy longest-match-first never backtracks: "
+                    "after a dead end the word is [UNK].")
+    if len(word) <= 100 and got == _shortest_first(word, vocab) != expected:
+        return ("that takes the shortest match at each position: WordPiece tries the longest remaining "
+                "substring first and shortens it one character at a time.")
     if got == [_UNK]:
-        return ("\n  (this word can be encoded: at each position try the longest remaining substring first, "
-                "then shorten it one character at a time)")
+        return ("this word can be encoded: at each position try the longest remaining substring first, "
+                "then shorten it one character at a time.")
     if got and (got[0].startswith("##") or not all(p.startswith("##") for p in got[1:])):
-        return "\n  (only the first piece is plain; every later piece is looked up with the ## prefix)"
+        return "only the first piece is plain; every later piece is looked up with the ## prefix."
     if any(p not in vocab for p in got if p != _UNK):
-        return "\n  (every piece must be a vocabulary entry, looked up with ## after the first position)"
+        return "every piece must be a vocabulary entry, looked up with ## after the first position."
     if _is_segmentation(word, vocab, got):
-        return "\n  (a valid segmentation, but not the greedy one: at each position take the longest match)"
-    return ""
+        return "a valid segmentation, but not the greedy one: at each position take the longest match."
+    return ("at each position take the longest vocabulary entry that matches (## after the first "
+            "position); if none matches, the whole word is [UNK].")
 
 
-def check_encode_word(user_fn: Callable) -> str:
-    """Compare ``user_fn(word, vocab)`` with `toklab.wordpiece.encode_word` (unk ``[UNK]``, prefix ``##``).
+def _reference_encode_word(word: str, vocab: set[str]) -> list[str]:
+    return encode_word(word, vocab)
 
-    Raises AssertionError describing the first case where the pieces differ.
-    """
-    cases = _cases()
-    for word, vocab, what in cases:
+
+@exercise("ch02_2-ex1", title="Implement longest-match-first encoding", function="my_encode_word",
+          reference=_reference_encode_word, against="toklab.wordpiece.encode_word")
+def check_encode_word(run: Run, user_fn: Callable) -> None:
+    """Compare ``user_fn(word, vocab)`` with `toklab.wordpiece.encode_word` (unk ``[UNK]``, prefix ``##``)."""
+    for word, vocab, what in _cases():
         expected = encode_word(word, vocab)
-        shown_word = word if len(word) <= 20 else f"{word[:10]}...({len(word)} characters)"
-        shown = f"word={shown_word!r}, vocab={_show_vocab(vocab)}"
-        try:
-            got = user_fn(word, set(vocab))
-        except Exception as exc:
-            raise AssertionError(
-                f"check_encode_word, {what}: your function raised {type(exc).__name__}: {exc}\n  input: {shown}"
-            ) from exc
+        case = run.case(what, expected=expected)
+        got = case.call(user_fn, word, set(vocab))
         if not isinstance(got, (list, tuple)) or not all(isinstance(p, str) for p in got):
-            raise AssertionError(
-                f"check_encode_word, {what}: expected a list of str pieces, got {got!r}\n  input: {shown}"
-            )
+            case.fail(got, "return the pieces as a list of str, e.g. ['a', '##bc'], or ['[UNK]'].")
         got = list(got)
         if got != expected:
-            hint = _hint(word, vocab, expected, got)
-            shown_expected = expected if len(expected) <= 12 else f"{expected[:6]}... ({len(expected)} pieces)"
-            shown_got = got if len(got) <= 12 else f"{got[:6]}... ({len(got)} pieces)"
-            raise AssertionError(
-                f"check_encode_word, {what}: pieces differ\n  input:    {shown}\n"
-                f"  expected: {shown_expected}\n  got:      {shown_got}{hint}"
-            )
-    return f"check_encode_word: all {len(cases)} cases match toklab.wordpiece.encode_word"
+            case.fail(got, _hint(word, vocab, expected, got))

@@ -1,28 +1,28 @@
 """Checkers for the exercises of §2.3 (Unigram: a probabilistic vocabulary).
 
-* `check_forward(user_fn)` — the reader's forward algorithm, called as
-  ``user_fn(text, probs)`` with ``probs`` a dict mapping each piece to its
-  probability. It must return the forward table: a list of ``len(text) + 1``
+* ``ch02_3-ex1``, `check_forward(user_fn)`: the reader's forward algorithm,
+  called as ``user_fn(text, probs)`` with ``probs`` a dict mapping each piece to
+  its probability. It must return the forward table: a list of ``len(text) + 1``
   floats where entry ``i`` is the total probability of all segmentations of
   ``text[:i]`` (entry 0 is 1.0; an entry is 0.0 when that prefix cannot be
   segmented), like `toklab.unigram.reference_forward`.
-* `check_viterbi(user_fn)` — the reader's Viterbi segmenter, called as
-  ``user_fn(text, scores)`` with ``scores`` a dict mapping each piece to its
-  log-probability. It must return a most probable segmentation (a list of
-  pieces that concatenates to ``text``) and raise ValueError when ``text``
+* ``ch02_3-ex2``, `check_viterbi(user_fn)`: the reader's Viterbi segmenter,
+  called as ``user_fn(text, scores)`` with ``scores`` a dict mapping each piece
+  to its log-probability. It must return a most probable segmentation (a list
+  of pieces that concatenates to ``text``) and raise ValueError when ``text``
   cannot be segmented, like `toklab.unigram.reference_viterbi`. When several
   segmentations tie for the best score, any of them is accepted.
-* `check_expected_counts(user_fn)` — the reader's E-step, called as
-  ``user_fn(word_counts, probs)``. It must return a dict mapping each piece to
-  its expected count over all segmentations of every word, weighted by the
+* ``ch02_3-ex3``, `check_expected_counts(user_fn)`: the reader's E-step, called
+  as ``user_fn(word_counts, probs)``. It must return a dict mapping each piece
+  to its expected count over all segmentations of every word, weighted by the
   word's count, like `toklab.unigram.reference_expected_counts` (pieces with
   expected count 0 may be left out).
 
 Each runs the chapter's worked examples first, then random small vocabularies
 and words compared with toklab's reference functions (fixed seed, so every run
-checks the same cases). The first disagreement raises AssertionError naming the
-input, the expected result and the result received. On success they return a
-short message.
+checks the same cases), and reports in the format of
+`toklab.exercises.harness`, with hints for the usual slips (max for sum, hard
+EM for the E-step, greedy for Viterbi, unweighted or unnormalized counts).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import random
 from collections.abc import Callable
 
 from ..unigram import reference_expected_counts, reference_forward, reference_viterbi, segmentations
+from .harness import Run, Shown, exercise
 
 __all__ = ["check_forward", "check_viterbi", "check_expected_counts"]
 
@@ -75,9 +76,9 @@ def _close(a: float, b: float, abs_tol: float = 0.0) -> bool:
     return abs(a - b) <= max(_TOL * max(abs(a), abs(b)), abs_tol)
 
 
-def _short(d: dict) -> str:
-    """A dict for a message, rounded so it stays readable."""
-    return "{" + ", ".join(f"{k!r}: {v:.6g}" for k, v in d.items()) + "}"
+def _short(d: dict) -> Shown:
+    """A dict of floats for a message, rounded so it stays readable."""
+    return Shown("{" + ", ".join(f"{k!r}: {v:.6g}" for k, v in d.items()) + "}")
 
 
 # ---------------------------------------------------------------------------- forward
@@ -92,7 +93,7 @@ def _forward_cases() -> list[tuple[str, dict[str, float], str]]:
         ("", ABAB, "the empty string (its table is [1.0])"),
         ("abc", ABAB, "'c' is no piece: the last entry is 0.0"),
         ("cab", ABAB, "'c' is no piece at the start: every entry after 0 is 0.0"),
-        *[(w, hug, f"seed 001's word {w!r}") for w in HUG_WORDS],
+        *[(w, hug, f"the hug example's word {w!r}") for w in HUG_WORDS],
     ]
     rng = random.Random(_SEED)
     for k in range(_N_RANDOM):
@@ -101,45 +102,39 @@ def _forward_cases() -> list[tuple[str, dict[str, float], str]]:
     return cases
 
 
-def check_forward(user_fn: Callable) -> str:
-    """Compare ``user_fn(text, probs)`` with `toklab.unigram.reference_forward` (whole table).
+def _best_single(text: str, probs: dict[str, float]) -> float:
+    """The probability of the best single segmentation of ``text`` (0.0 if there is none)."""
+    return max((math.prod(probs[p] for p in s) for s in segmentations(text, probs)), default=0.0)
 
-    Raises AssertionError describing the first case where the tables differ.
-    """
-    cases = _forward_cases()
-    for text, probs, what in cases:
+
+def _forward_hint(text: str, probs: dict[str, float], i: int, got: float) -> str:
+    where = f"entry {i} (prefix {text[:i]!r})"
+    if i == 0:
+        return "entry 0 is the empty prefix: its probability is 1 (one way to segment nothing)."
+    if _close(got, _best_single(text[:i], probs)):
+        return f"{where} is the probability of the best single segmentation: forward *sums* over all of them."
+    return (f"{where} should be the sum, over the pieces p that end at position {i}, of "
+            f"f[{i} - len(p)] * probs[p].")
+
+
+@exercise("ch02_3-ex1", title="Implement the forward algorithm", function="my_forward",
+          reference=reference_forward, against="toklab.unigram.reference_forward")
+def check_forward(run: Run, user_fn: Callable) -> None:
+    """Compare ``user_fn(text, probs)`` with `toklab.unigram.reference_forward` (the whole table)."""
+    for text, probs, what in _forward_cases():
         expected = reference_forward(text, probs)
-        shown = f"text={text!r}, probs={_short(probs)}"
-        try:
-            got = user_fn(text, dict(probs))
-        except Exception as exc:
-            raise AssertionError(
-                f"check_forward, {what}: your function raised {type(exc).__name__}: {exc}\n  input: {shown}"
-            ) from exc
+        case = run.case(what, expected=expected)
+        got = case.call(user_fn, text, dict(probs))
         try:
             table = [float(x) for x in got]
         except (TypeError, ValueError):
-            raise AssertionError(
-                f"check_forward, {what}: expected a list of {len(expected)} floats, got {got!r}\n  input: {shown}"
-            ) from None
+            case.fail(got, f"return the forward table: a list of len(text) + 1 = {len(expected)} floats.")
         if len(table) != len(expected):
-            raise AssertionError(
-                f"check_forward, {what}: expected {len(expected)} entries (len(text) + 1, entry 0 = empty "
-                f"prefix), got {len(table)}\n  input:    {shown}\n  expected: {expected}\n  got:      {table}"
-            )
+            case.fail(table, f"the table has len(text) + 1 = {len(expected)} entries, not {len(table)}: "
+                             "entry 0 is the empty prefix, entry len(text) the whole text.")
         for i, (e, g) in enumerate(zip(expected, table)):
             if not _close(e, g):
-                hint = ""
-                if i == 0:
-                    hint = "\n  (entry 0 is the empty prefix: its probability is 1)"
-                elif i > 0 and _close(g, max((math.prod(probs[p] for p in s)
-                                              for s in segmentations(text[:i], probs)), default=0.0)):
-                    hint = "\n  (that is the best single segmentation: forward *sums* over all of them)"
-                raise AssertionError(
-                    f"check_forward, {what}: entry {i} (prefix {text[:i]!r}) differs\n  input:    {shown}\n"
-                    f"  expected: {expected}\n  got:      {table}{hint}"
-                )
-    return f"check_forward: all {len(cases)} cases match toklab.unigram.reference_forward"
+                case.fail(table, _forward_hint(text, probs, i, g))
 
 
 # ---------------------------------------------------------------------------- Viterbi
@@ -152,11 +147,11 @@ def _viterbi_cases() -> list[tuple[str, dict[str, float], str]]:
     cases = [
         ("abab", abab, "the worked example 'abab'"),
         ("abababa", abab, "a longer word over the worked example's pieces"),
-        ("北京大学", beijing, "seed 000's 北京大学 (scores = -costs)"),
-        ("北京大", beijing, "a prefix of seed 000's example"),
+        ("北京大学", beijing, "the chapter's 北京大学 (scores = -costs)"),
+        ("北京大", beijing, "a prefix of the chapter's 北京大学 example"),
         ("abc", abab, "'c' is no piece: raise ValueError"),
         ("", abab, "the empty string (no pieces)"),
-        *[(w, hug, f"seed 001's word {w!r} (ties allowed)") for w in HUG_WORDS],
+        *[(w, hug, f"the hug example's word {w!r} (ties allowed)") for w in HUG_WORDS],
     ]
     rng = random.Random(_SEED + 1)
     for k in range(_N_RANDOM):
@@ -165,59 +160,69 @@ def _viterbi_cases() -> list[tuple[str, dict[str, float], str]]:
     return cases
 
 
-def check_viterbi(user_fn: Callable) -> str:
+def _greedy_longest(text: str, scores: dict[str, float]) -> list[str] | None:
+    """Longest match first, WordPiece style (None at a dead end): not Viterbi."""
+    longest = max(map(len, scores), default=0)
+    pieces, i = [], 0
+    while i < len(text):
+        for j in range(min(len(text), i + longest), i, -1):
+            if text[i:j] in scores:
+                pieces.append(text[i:j])
+                i = j
+                break
+        else:
+            return None
+    return pieces
+
+
+def _viterbi_hint(text: str, scores: dict[str, float], pieces: list[str]) -> str:
+    if pieces == _greedy_longest(text, scores):
+        return ("that is the greedy longest-match segmentation: Viterbi keeps the best score of every "
+                "prefix (max over the pieces ending there) and follows the back-pointers from the end.")
+    if len(pieces) == min(len(s) for s in segmentations(text, scores)):
+        return ("that segmentation has the fewest pieces, not the highest score: add the pieces' "
+                "log-probabilities and keep the highest sum.")
+    return ("the best score of prefix i is the max, over the pieces p ending at i, of "
+            "best[i - len(p)] + scores[p]; scores are log-probabilities, so they add.")
+
+
+def _log_probability(pieces: list[str], scores: dict[str, float]) -> float:
+    return sum(scores[p] for p in pieces)
+
+
+@exercise("ch02_3-ex2", title="Implement Viterbi for a Unigram model", function="my_viterbi",
+          reference=reference_viterbi, against="toklab.unigram.reference_viterbi's best score")
+def check_viterbi(run: Run, user_fn: Callable) -> None:
     """Check that ``user_fn(text, scores)`` returns a best segmentation (or raises ValueError).
 
     The reference is `toklab.unigram.reference_viterbi`. A segmentation is
     accepted if its pieces are in ``scores``, concatenate to ``text`` and score
-    as high as the reference's (ties may be broken either way). Raises
-    AssertionError describing the first case that fails.
+    as high as the reference's (ties may be broken either way).
     """
-    cases = _viterbi_cases()
-    for text, scores, what in cases:
-        shown = f"text={text!r}, scores={_short(scores)}"
+    for text, scores, what in _viterbi_cases():
         try:
             expected = reference_viterbi(text, scores)
         except ValueError:
-            expected = None
-        try:
-            got = user_fn(text, dict(scores))
-        except ValueError as exc:
-            if expected is None:
-                continue
-            raise AssertionError(
-                f"check_viterbi, {what}: your function raised ValueError ({exc}), but the text can be "
-                f"segmented\n  input:    {shown}\n  expected: {expected}"
-            ) from exc
-        except Exception as exc:
-            raise AssertionError(
-                f"check_viterbi, {what}: your function raised {type(exc).__name__}: {exc}\n  input: {shown}"
-            ) from exc
-        if expected is None:
-            raise AssertionError(
-                f"check_viterbi, {what}: no segmentation exists, so your function should raise ValueError\n"
-                f"  input: {shown}\n  got:   {got!r}"
-            )
+            run.case(what, expected=None).expect_error(
+                user_fn, text, dict(scores),
+                why=f"no segmentation of {text!r} into pieces of the vocabulary exists")
+            continue
+        best = _log_probability(expected, scores)
+        case = run.case(what, expected=Shown(f"{expected!r} (log-probability {best:.6f}; any segmentation "
+                                             "that scores as high passes)"))
+        got = case.call(user_fn, text, dict(scores), error_hint=(
+            f"{text!r} can be segmented (see expected), so no error is due; check that every prefix "
+            "reachable by a piece gets a score."))
         try:
             pieces = [str(p) for p in got]
         except TypeError:
-            raise AssertionError(
-                f"check_viterbi, {what}: expected a list of pieces, got {got!r}\n  input: {shown}"
-            ) from None
+            case.fail(got, "return the segmentation as a list of pieces (str).")
         if "".join(pieces) != text or any(p not in scores for p in pieces):
-            raise AssertionError(
-                f"check_viterbi, {what}: {pieces} is not a segmentation of {text!r} into pieces of the "
-                f"vocabulary\n  input:    {shown}\n  expected: {expected}"
-            )
-        best, yours = sum(scores[p] for p in expected), sum(scores[p] for p in pieces)
+            case.fail(pieces, f"the pieces must be vocabulary entries that concatenate to {text!r}; follow "
+                              "the back-pointers from the end of the text to its start.")
+        yours = _log_probability(pieces, scores)
         if not _close(best, yours, abs_tol=_TOL):
-            raise AssertionError(
-                f"check_viterbi, {what}: not the most probable segmentation\n  input:    {shown}\n"
-                f"  expected: {expected} (log-probability {best:.6f})\n"
-                f"  got:      {pieces} (log-probability {yours:.6f})"
-            )
-    return (f"check_viterbi: all {len(cases)} cases give a best segmentation "
-            f"(reference: toklab.unigram.reference_viterbi)")
+            case.fail(Shown(f"{pieces!r} (log-probability {yours:.6f})"), _viterbi_hint(text, scores, pieces))
 
 
 # ---------------------------------------------------------------------------- E-step
@@ -227,7 +232,7 @@ def _counts_cases() -> list[tuple[dict[str, int], dict[str, float], str]]:
     cases = [
         ({"abab": 1}, ABAB, "the worked example 'abab'"),
         ({"abab": 3, "aba": 2, "bab": 1, "ba": 1}, ABAB, "the chapter's hard-versus-soft EM example"),
-        (HUG_WORDS, _hug_probs(), "seed 001's corpus with its substring-frequency probabilities"),
+        (HUG_WORDS, _hug_probs(), "the hug example's corpus with its substring-frequency probabilities"),
         ({"a": 4}, ABAB, "one word with a single segmentation"),
     ]
     rng = random.Random(_SEED + 2)
@@ -238,38 +243,46 @@ def _counts_cases() -> list[tuple[dict[str, int], dict[str, float], str]]:
     return cases
 
 
-def check_expected_counts(user_fn: Callable) -> str:
+def _counts_hint(words: dict[str, int], probs: dict[str, float], got: dict[str, float], piece: str) -> str:
+    if all(abs(v - round(v)) < 1e-12 for v in got.values()):
+        return ("all your counts are whole numbers: counting the best segmentation only is hard EM; the "
+                "E-step averages over all segmentations, weighted by their probability.")
+    if _same_counts(got, reference_expected_counts({w: 1 for w in words}, probs)):
+        return "these are the counts of each word once: multiply a word's expected counts by its count."
+    unnormalized: dict[str, float] = {}
+    for word, n in words.items():
+        for seg in segmentations(word, probs):
+            weight = n * math.prod(probs[p] for p in seg)
+            for p in seg:
+                unnormalized[p] = unnormalized.get(p, 0.0) + weight
+    if _same_counts(got, unnormalized):
+        return ("each segmentation's weight must be its probability divided by the word's total "
+                "probability (the last forward entry), so the weights of one word sum to 1.")
+    return (f"the expected count of {piece!r} is the sum, over words and over the positions where "
+            f"{piece!r} can sit, of count(word) * f[i] * p * b[j] / f[n] (forward times backward).")
+
+
+def _same_counts(a: dict[str, float], b: dict[str, float]) -> bool:
+    return all(_close(a.get(k, 0.0), b.get(k, 0.0)) for k in set(a) | set(b))
+
+
+@exercise("ch02_3-ex3", title="Implement the E-step with forward-backward", function="my_expected_counts",
+          reference=reference_expected_counts, against="toklab.unigram.reference_expected_counts")
+def check_expected_counts(run: Run, user_fn: Callable) -> None:
     """Compare ``user_fn(word_counts, probs)`` with `toklab.unigram.reference_expected_counts`.
 
-    Raises AssertionError describing the first case where a piece's expected
-    count differs (a missing piece counts as 0).
+    A piece missing from the reader's dict counts as 0.
     """
-    cases = _counts_cases()
-    for words, probs, what in cases:
+    for words, probs, what in _counts_cases():
         expected = reference_expected_counts(words, probs)
-        shown = f"word_counts={words}, probs={_short(probs)}"
-        try:
-            got = user_fn(dict(words), dict(probs))
-        except Exception as exc:
-            raise AssertionError(
-                f"check_expected_counts, {what}: your function raised {type(exc).__name__}: {exc}\n"
-                f"  input: {shown}"
-            ) from exc
+        case = run.case(what, expected=_short(expected))
+        got = case.call(user_fn, dict(words), dict(probs))
         try:
             got_d = {str(k): float(v) for k, v in dict(got).items()}
         except (TypeError, ValueError):
-            raise AssertionError(
-                f"check_expected_counts, {what}: expected a dict piece -> count, got {got!r}\n  input: {shown}"
-            ) from None
+            case.fail(got, "return a dict mapping each piece to its expected count (a float).")
         for piece in sorted(set(expected) | set(got_d)):
             e, g = expected.get(piece, 0.0), got_d.get(piece, 0.0)
             if not _close(e, g):
-                hint = ""
-                if all(abs(v - round(v)) < 1e-12 for v in got_d.values()):
-                    hint = ("\n  (all your counts are whole numbers: counting the best segmentation only is "
-                            "hard EM; the E-step averages over all segmentations)")
-                raise AssertionError(
-                    f"check_expected_counts, {what}: piece {piece!r} differs (expected {e:.6g}, got {g:.6g})\n"
-                    f"  input:    {shown}\n  expected: {_short(expected)}\n  got:      {_short(got_d)}{hint}"
-                )
-    return f"check_expected_counts: all {len(cases)} cases match toklab.unigram.reference_expected_counts"
+                hint = f"piece {piece!r}: expected {e:.6g}, got {g:.6g}; " + _counts_hint(words, probs, got_d, piece)
+                case.fail(_short(got_d), hint)

@@ -1,0 +1,299 @@
+"""Fast byte-level BPE training: incremental pair counts and a lazy max-heap.
+
+Must equal `toklab.bpe.reference.reference_train` on the same pre-token counts
+(``tests/bpe/test_fast_vs_reference.py``). The text is first reduced to
+distinct pre-tokens and their counts (`pretoken_counts`: the pre-tokenizer's
+chunks, never crossing a special token); a file is read in blocks cut only at
+places where cutting cannot change the chunks, and the blocks may be counted in
+worker processes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from .. import special
+from ..pre_tokenizers import patterns
+from .model import ByteBPE
+from .reference import TieBreak, check_tie_break
+
+__all__ = ["BLOCK_CHARS", "pretoken_counts", "text_blocks", "file_blocks", "train"]
+
+#: Characters read from a file at a time; a block is cut back to its last safe cut.
+BLOCK_CHARS = 1 << 20
+
+
+def _count_text(args: tuple[str, str, tuple[str, ...]]) -> Counter:
+    text, pattern, specials = args
+    pat = patterns.compiled(pattern)
+    counts: Counter = Counter()
+    for piece, is_special in special.split_on_specials(text, frozenset(specials)):
+        if not is_special:
+            counts.update(pat.findall(piece))
+    return counts
+
+
+def file_blocks(path: Path, pattern: str, specials: Sequence[str]) -> Iterator[str]:
+    """Read a text file in ~1 MB pieces, cutting only where splitting is unaffected.
+
+    A cut is made just after a special token or at a pattern's safe cut point;
+    neither changes the pre-tokens (see `patterns.safe_cut_points`).
+    """
+    buffer = ""
+    with open(path, encoding="utf-8", newline="") as fh:
+        while True:
+            block = fh.read(BLOCK_CHARS)
+            buffer += block
+            if not block:
+                if buffer:
+                    yield buffer
+                return
+            cut = _last_cut(buffer, pattern, specials)
+            if cut:
+                yield buffer[:cut]
+                buffer = buffer[cut:]
+
+
+def text_blocks(text: str, pattern: str, specials: Sequence[str]) -> Iterator[str]:
+    """`file_blocks` for a string already in memory."""
+    start = 0
+    while len(text) - start > BLOCK_CHARS:
+        cut = _last_cut(text[start : start + BLOCK_CHARS], pattern, specials)
+        if not cut:
+            break
+        yield text[start : start + cut]
+        start += cut
+    yield text[start:]
+
+
+def _last_cut(text: str, pattern: str, specials: Sequence[str]) -> int | None:
+    """The last position where ``text`` can be split without changing its pre-tokens."""
+    best = None
+    if specials:
+        for m in special.special_regex(frozenset(specials)).finditer(text):
+            best = m.end()
+    cut = patterns.last_safe_cut(text, pattern, avoid=specials)
+    if cut is not None and (best is None or cut > best):
+        best = cut
+    return best
+
+
+def pretoken_counts(
+    source: str | os.PathLike | Iterable[str],
+    pattern: str = "gpt2",
+    special_tokens: Sequence[str] = (),
+    processes: int | None = None,
+) -> Counter:
+    """Count pre-tokens (as ``str``) in a text, a file, or an iterable of documents.
+
+    Special tokens split the text and are not counted. A file is read in
+    chunks; with ``processes`` > 1 the chunks are counted in worker processes.
+    Items of an iterable are separate documents: no pre-token spans two items.
+    """
+    specials = tuple(special_tokens)
+    patterns.compiled(pattern)  # fail early on a bad pattern
+    if isinstance(source, str):
+        jobs: Iterable[str] = text_blocks(source, pattern, specials) if processes and processes > 1 else [source]
+    elif isinstance(source, os.PathLike):
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"training source {path} is not a file")
+        jobs = file_blocks(path, pattern, specials)
+    else:
+        jobs = source
+    total: Counter = Counter()
+    work = ((text, pattern, specials) for text in jobs)
+    if processes and processes > 1:
+        import multiprocessing as mp
+
+        # "spawn" keeps workers independent of the parent's state (and of fork
+        # safety issues in notebook kernels); results are merged by addition,
+        # which does not depend on arrival order.
+        with mp.get_context("spawn").Pool(processes) as pool:
+            for counts in pool.imap_unordered(_count_text, work, chunksize=1):
+                total.update(counts)
+    else:
+        for args in work:
+            if not isinstance(args[0], str):
+                raise TypeError(f"training documents must be str, got {type(args[0]).__name__}")
+            total.update(_count_text(args))
+    return total
+
+
+# --------------------------------------------------------------------------
+# Fast training
+# --------------------------------------------------------------------------
+
+
+def _inverted(data: bytes) -> tuple[int, ...]:
+    """A key that sorts byte strings in *descending* order in a min-heap.
+
+    Each byte b becomes 255 - b and a terminator 256 goes last, so a string
+    sorts before its own prefixes, exactly reversing bytes' order.
+    """
+    return tuple(255 - b for b in data) + (256,)
+
+
+def train(
+    source: str | os.PathLike | Iterable[str],
+    vocab_size: int,
+    *,
+    pattern: str = "gpt2",
+    special_tokens: Sequence[str] = (),
+    tie_break: TieBreak = "smallest",
+    min_frequency: int = 1,
+    processes: int | None = None,
+    progress: bool = False,
+) -> "ByteBPE":
+    """Train a byte-level BPE tokenizer to ``vocab_size`` tokens (256 bytes + merges + specials).
+
+    Must equal `reference_train` on the same pre-token counts. Pair counts are
+    updated only for words containing the merged pair, and the best pair comes
+    from a max-heap whose stale entries are re-checked when they surface
+    (a pair's count never grows after the step that created it, so the top
+    entry, once confirmed current, is the true maximum).
+    """
+    check_tie_break(tie_break)
+    patterns.resolve(pattern)
+    specials = list(dict.fromkeys(special_tokens))
+    if vocab_size < 256 + len(specials):
+        raise ValueError(
+            f"vocab_size={vocab_size} is too small: it must be at least 256 (one token per byte) "
+            f"+ {len(specials)} special tokens = {256 + len(specials)}"
+        )
+    counts = pretoken_counts(source, pattern, specials, processes)
+    if not counts:
+        raise ValueError("the training corpus is empty (no text outside special tokens)")
+    num_merges = vocab_size - 256 - len(specials)
+
+    # Distinct pre-tokens in a fixed order, so nothing depends on hash order.
+    try:
+        items = sorted((piece.encode("utf-8"), c) for piece, c in counts.items())
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise ValueError(
+            f"training text contains a lone surrogate ({bad!r} in {exc.object!r}), which has no "
+            "UTF-8 form; fix the text (e.g. decode it with errors='replace') before training"
+        ) from None
+    words: list[list[int]] = [list(b) for b, _ in items]
+    freq: list[int] = [c for _, c in items]
+    sym: list[bytes] = [bytes([i]) for i in range(256)]
+
+    pair_count: dict[tuple[int, int], int] = {}
+    where: dict[tuple[int, int], set[int]] = {}
+    for w, word in enumerate(words):
+        c = freq[w]
+        for pair in zip(word, word[1:]):
+            pair_count[pair] = pair_count.get(pair, 0) + c
+            where.setdefault(pair, set()).add(w)
+
+    if tie_break == "smallest":
+        def key(p: tuple[int, int]) -> tuple:
+            return (sym[p[0]], sym[p[1]])
+    else:
+        def key(p: tuple[int, int]) -> tuple:
+            return (_inverted(sym[p[0]]), _inverted(sym[p[1]]))
+
+    heap = [(-c, key(p), p) for p, c in pair_count.items()]
+    heapq.heapify(heap)
+
+    merges: list[tuple[bytes, bytes]] = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=num_merges, desc="BPE merges", unit="merge")
+    while len(merges) < num_merges and heap:
+        neg, _, pair = heapq.heappop(heap)
+        current = pair_count.get(pair, 0)
+        if current != -neg:
+            if current > 0:
+                heapq.heappush(heap, (-current, key(pair), pair))
+            continue
+        if current < min_frequency:
+            break
+        a, b = pair
+        new_id = len(sym)
+        sym.append(sym[a] + sym[b])
+        merges.append((sym[a], sym[b]))
+        created: set[tuple[int, int]] = set()
+        for w in where.pop(pair):
+            result = _merge_ids(words[w], a, b, new_id)
+            if result is None:
+                continue
+            words[w], changes = result
+            c = freq[w]
+            for p, d in changes:
+                n = pair_count.get(p, 0) + d * c
+                if n:
+                    if p not in pair_count and new_id in p:
+                        created.add(p)
+                    pair_count[p] = n
+                else:
+                    del pair_count[p]
+                if d > 0:
+                    words_with_p = where.get(p)
+                    if words_with_p is None:
+                        where[p] = {w}
+                    else:
+                        words_with_p.add(w)
+        pair_count.pop(pair, None)
+        for p in created:
+            if p in pair_count:
+                heapq.heappush(heap, (-pair_count[p], key(p), p))
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return ByteBPE(merges, pattern=pattern, special_tokens=specials)
+
+
+def _merge_ids(
+    word: list[int], a: int, b: int, new: int
+) -> tuple[list[int], list[tuple[tuple[int, int], int]]] | None:
+    """`toklab.bpe.reference.merge_pair` on IDs, plus the pair-count changes it causes (None if the pair is absent).
+
+    Only pairs next to a merge site change: for an occurrence with left
+    neighbour p and right neighbour q, (p, a) and (b, q) disappear and
+    (p, new) and (new, q) appear. Taking p from the output built so far makes
+    back-to-back occurrences come out right (``a b a b`` -> ``new new``).
+    Occurrences are found with ``list.index``, so a long word costs little
+    more than the number of places where ``a`` occurs.
+    """
+    if a not in word:
+        return None
+    n = len(word)
+    out: list[int] = []
+    changes: list[tuple[tuple[int, int], int]] = []
+    index = word.index
+    start = 0
+    i = index(a)
+    while i + 1 < n:
+        if word[i + 1] == b:
+            out.extend(word[start:i])
+            changes.append(((a, b), -1))
+            if out:
+                prev = out[-1]
+                changes.append(((prev, a), -1))
+                changes.append(((prev, new), 1))
+            if i + 2 < n:
+                nxt = word[i + 2]
+                changes.append(((b, nxt), -1))
+                changes.append(((new, nxt), 1))
+            out.append(new)
+            start = i + 2
+            search_from = start
+        else:
+            search_from = i + 1
+        try:
+            i = index(a, search_from)
+        except ValueError:
+            break
+    if not changes:
+        return None
+    out.extend(word[start:])
+    return out, changes

@@ -1,0 +1,95 @@
+"""sentencepiece's normalizer: the compiled table (or a named rule), user symbols, whitespace.
+
+What a sentencepiece model sees is produced in one loop (sentencepiece's
+``normalizer.cc``): at each position a user-defined symbol (longest first) is
+copied as it is; otherwise the longest entry of the model's compiled table is
+replaced (`toklab.normalizers.precompiled.Charsmap`); otherwise one character is
+copied. The chunks then pass through the whitespace rules and the ``▁`` escaping
+of `toklab.pre_tokenizers.metaspace.whitespace_rules`. Without a compiled table
+the named rule (`toklab.normalizers.nmt.normalize_rule`) runs on the text
+between user symbols.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from ..pre_tokenizers.metaspace import whitespace_rules
+from ..sentencepiece_model import SPConfig
+from ..unicode import utf8_sequence_length
+from .nmt import normalize_rule
+from .precompiled import Charsmap
+
+__all__ = ["SentencePieceNormalizer"]
+
+
+class SentencePieceNormalizer:
+    """The normalizer of a sentencepiece model: ``normalize(text)`` is what its model segments."""
+
+    def __init__(self, config: SPConfig, user_symbols: Sequence[str] = ()) -> None:
+        self.config = config
+        self.charsmap = Charsmap(config.charsmap) if config.charsmap else None
+        #: The user-defined symbols, longest first (the order sentencepiece tries them).
+        self.user_symbols = sorted(set(user_symbols), key=len, reverse=True)
+        self._user = [u.encode("utf-8") for u in self.user_symbols]
+
+    def user_match(self, data: bytes, pos: int) -> int:
+        """Length in bytes of the longest user-defined symbol at ``data[pos:]`` (0 if none)."""
+        for u in self._user:
+            if data.startswith(u, pos):
+                return len(u)
+        return 0
+
+    def chunks(self, text: str) -> Iterator[str]:
+        """Normalized chunks; user-defined symbols pass through untouched.
+
+        With a compiled table this is sentencepiece's loop exactly: at each
+        position a user-defined symbol (longest) wins, else the longest table
+        entry, else one character. With a named rule, the text between
+        user-defined symbols is normalized as a whole (NFKC composes across
+        characters), one chunk per output character.
+        """
+        data = text.encode("utf-8")
+        if self.charsmap is not None:
+            yield from self.charsmap.chunks(data, self.user_match if self._user else None)
+            return
+        name = self.config.normalization
+        if not self._user:
+            yield from normalize_rule(text, name)
+            return
+        pos = start = 0
+        while pos < len(data):
+            length = self.user_match(data, pos)
+            if length:
+                yield from normalize_rule(data[start:pos].decode("utf-8"), name)
+                yield data[pos : pos + length].decode("utf-8")
+                pos += length
+                start = pos
+            else:
+                pos += utf8_sequence_length(data[pos])
+        yield from normalize_rule(data[start:].decode("utf-8"), name)
+
+    def normalize(self, text: str) -> str:
+        """``text`` as the model sees it: normalized, whitespace handled, spaces escaped to ``▁``.
+
+        Equals sentencepiece's ``SentencePieceProcessor.normalize``.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected str, got {type(text).__name__}")
+        if not text:
+            return ""
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            # The sentencepiece library cannot take such a string either; say where it is.
+            raise ValueError(
+                f"text holds a lone surrogate (U+{ord(text[exc.start]):04X}) at position {exc.start}, which has "
+                "no UTF-8 form; replace it first (toklab.unicode.replace_surrogates)"
+            ) from None
+        cfg = self.config
+        return whitespace_rules(
+            self.chunks(text),
+            add_dummy_prefix=cfg.add_dummy_prefix,
+            remove_extra_whitespaces=cfg.remove_extra_whitespaces,
+            escape_whitespaces=cfg.escape_whitespaces,
+        )

@@ -1,0 +1,32 @@
+"""Stage 2 of the pipeline, pre-tokenization: where text is cut before the model sees it.
+
+No token crosses a boundary this stage draws, so it decides what a token *can* be.
+
+- `patterns`: the regex catalogue of OpenAI's encodings (gpt2, cl100k, o200k), `split`,
+  safe cut points for streaming, and `RegexSplit`, the stage object;
+- `bert`: BERT's whitespace-and-punctuation split (`BertPreTokenizer`) and `bert_words`,
+  BERT's normalizer and pre-tokenizer fused into one pass;
+- `metaspace`: sentencepiece's ``▁`` (`SPACE`, `escape`), dummy prefix and whitespace
+  rules (`whitespace_rules`), and the trainer's word split (`split_words`).
+"""
+
+from .bert import BertPreTokenizer, bert_words
+from .metaspace import SPACE, escape, split_words, unescape, whitespace_rules
+from .patterns import PATTERNS, RegexSplit, last_safe_cut, onig_pattern, resolve, split, split_with_offsets
+
+__all__ = [
+    "PATTERNS",
+    "SPACE",
+    "BertPreTokenizer",
+    "RegexSplit",
+    "bert_words",
+    "escape",
+    "last_safe_cut",
+    "onig_pattern",
+    "resolve",
+    "split",
+    "split_with_offsets",
+    "split_words",
+    "unescape",
+    "whitespace_rules",
+]

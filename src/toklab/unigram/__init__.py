@@ -1,0 +1,51 @@
+"""The Unigram language model (Kudo, 2018): a probability for every piece, Viterbi to segment.
+
+The package has the shape every algorithm package here has:
+
+- `reference`: the plain versions the book prints, by enumeration and textbook
+  loops: `segmentations`, `reference_forward`, `reference_viterbi`, the E-step
+  `reference_expected_counts`, the M-step `reference_m_step`, one EM iteration
+  `reference_em_step`, and the pruning loss `reference_prune_loss`.
+- `model`: `Unigram`. Unlike the reference functions it works in log space on
+  a lattice of prefix lookups, assigns IDs, scores unknown characters and byte
+  fallback like sentencepiece, and offers n-best and sampling.
+- `lattice`: the engine, per text in pure Python and for many words at once in numpy.
+- `trainer`: sentencepiece's trainer (seed vocabulary, EM, pruning), batched over
+  every word on the numpy lattice; same results as the reference steps.
+- `compare`: our trainer against sentencepiece's on the same lines.
+"""
+
+from .compare import SENTENCEPIECE_OPTIONS, SentencePieceComparison, compare_with_sentencepiece
+from .model import UNK_PENALTY, Unigram
+from .reference import (
+    MIN_EXPECTED_COUNT,
+    digamma,
+    reference_em_step,
+    reference_expected_counts,
+    reference_forward,
+    reference_m_step,
+    reference_prune_loss,
+    reference_viterbi,
+    segmentations,
+)
+from .trainer import expected_counts, seed_pieces, train
+
+__all__ = [
+    "MIN_EXPECTED_COUNT",
+    "SENTENCEPIECE_OPTIONS",
+    "UNK_PENALTY",
+    "SentencePieceComparison",
+    "Unigram",
+    "compare_with_sentencepiece",
+    "digamma",
+    "expected_counts",
+    "reference_em_step",
+    "reference_expected_counts",
+    "reference_forward",
+    "reference_m_step",
+    "reference_prune_loss",
+    "reference_viterbi",
+    "seed_pieces",
+    "segmentations",
+    "train",
+]

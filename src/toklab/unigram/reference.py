@@ -1,0 +1,223 @@
+"""The Unigram language model, the textbook way: enumeration and plain loops over tiny inputs.
+
+A Unigram model (Kudo, 2018) stores a table of pieces, each with a
+probability, and says that a segmentation ``z = (z1, ..., zk)`` of a string
+has probability ``p(z1) * ... * p(zk)``. The string itself has the *marginal*
+probability ``P(x)``, the sum over all of its segmentations. The functions
+here compute everything by the definitions, so they are exponential or
+quadratic and meant for the small examples the book works by hand:
+
+* `segmentations` lists every segmentation; `reference_forward` sums them by
+  dynamic programming; `reference_viterbi` finds the best one;
+* `reference_expected_counts` is the E-step (each piece's count averaged over
+  the posterior of all segmentations: soft EM, not Viterbi); `reference_m_step`
+  turns expected counts into new scores (with sentencepiece's Bayesian digamma
+  update and its 0.5 cut-off); `reference_em_step` is one ML EM iteration;
+* `reference_prune_loss` is how much corpus log-likelihood sentencepiece
+  estimates is lost if a piece is removed.
+
+Their fast partners, which must agree (``tests/unigram/test_fast_vs_reference.py``):
+`Unigram.forward`, `Unigram.viterbi` and `Unigram.expected_counts` (per-text
+lattices), and in `toklab.unigram.trainer` the batched `expected_counts`,
+`m_step` and `prune_losses` that the trainer runs over every word at once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from typing import Any
+
+__all__ = [
+    "MIN_EXPECTED_COUNT",
+    "segmentations",
+    "reference_forward",
+    "reference_viterbi",
+    "reference_expected_counts",
+    "reference_em_step",
+    "digamma",
+    "reference_m_step",
+    "reference_prune_loss",
+]
+
+_NEG_INF = float("-inf")
+
+#: sentencepiece drops a piece whose expected count falls below this in the M-step.
+MIN_EXPECTED_COUNT = 0.5
+
+
+def segmentations(text: str, vocab: Iterable[str] | Mapping[str, Any]) -> Iterator[list[str]]:
+    """Every way to cut ``text`` into pieces of ``vocab``, in lexicographic order of cut points.
+
+    A string of length n has up to 2**(n-1) segmentations, so this is for
+    checking the dynamic programs on small words, nothing else.
+    """
+    pieces = vocab if isinstance(vocab, (set, frozenset, Mapping)) else set(vocab)
+    if not text:
+        yield []
+        return
+    for end in range(1, len(text) + 1):
+        if text[:end] in pieces:
+            for rest in segmentations(text[end:], pieces):
+                yield [text[:end], *rest]
+
+
+def reference_forward(text: str, probs: Mapping[str, float]) -> list[float]:
+    """The forward table in probability space: ``f[i]`` = P(text[:i]) summed over segmentations.
+
+    ``f[0] = 1`` and ``f[i] = sum over j < i of f[j] * p(text[j:i])``. This is
+    the table the book computes by hand; `Unigram.forward` is the same
+    recursion in log space (products of many probabilities underflow).
+    """
+    f = [1.0] + [0.0] * len(text)
+    for end in range(1, len(text) + 1):
+        for start in range(end):
+            piece = text[start:end]
+            if piece in probs:
+                f[end] += f[start] * probs[piece]
+    return f
+
+
+def reference_viterbi(text: str, scores: Mapping[str, float]) -> list[str]:
+    """The best segmentation: maximise the sum of ``scores`` (log-probabilities).
+
+    ``best[i]`` is the best score of any segmentation of ``text[:i]``. Ties go
+    to the earliest start of the last piece (strict ``>`` while starts are
+    tried left to right), which is sentencepiece's rule. Raises ValueError when
+    some character is covered by no piece.
+    """
+    n = len(text)
+    best = [0.0] + [_NEG_INF] * n
+    back = [0] * (n + 1)
+    for end in range(1, n + 1):
+        for start in range(end):
+            piece = text[start:end]
+            if piece in scores and best[start] + scores[piece] > best[end]:
+                best[end] = best[start] + scores[piece]
+                back[end] = start
+    if n and best[n] == _NEG_INF:
+        raise ValueError(f"{text!r} cannot be segmented with these pieces")
+    pieces = []
+    end = n
+    while end > 0:
+        pieces.append(text[back[end] : end])
+        end = back[end]
+    return pieces[::-1]
+
+
+def reference_expected_counts(
+    word_counts: Mapping[str, float], probs: Mapping[str, float]
+) -> dict[str, float]:
+    """The E-step by brute force: how often each piece is used, averaged over all segmentations.
+
+    Every segmentation of a word gets the posterior weight P(z) / P(word);
+    a piece's expected count is the sum of those weights times the number of
+    times it occurs in z, times the word's count. Taking only the single best
+    segmentation instead would be *hard* (Viterbi) EM, a different algorithm.
+    """
+    expected: Counter = Counter()
+    for word, count in word_counts.items():
+        segs = list(segmentations(word, probs))
+        weights = [math.prod(probs[p] for p in seg) for seg in segs]
+        total = sum(weights)
+        if total == 0:
+            raise ValueError(f"{word!r} cannot be segmented with these pieces")
+        for seg, weight in zip(segs, weights):
+            for piece in seg:
+                expected[piece] += count * weight / total
+    return dict(expected)
+
+
+def reference_em_step(word_counts: Mapping[str, float], probs: Mapping[str, float]) -> dict[str, float]:
+    """One EM iteration: expected counts (E-step), then renormalise them (M-step).
+
+    Returns the new probability of every piece in ``probs`` (0 for pieces no
+    segmentation uses). This is plain maximum-likelihood EM; `train` uses
+    sentencepiece's Bayesian variant (see `digamma`).
+    """
+    expected = reference_expected_counts(word_counts, probs)
+    total = sum(expected.values())
+    return {piece: expected.get(piece, 0.0) / total for piece in probs}
+
+
+def digamma(x: float) -> float:
+    """The digamma function psi(x) = d/dx log Gamma(x), for x > 0.
+
+    Recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic
+    series. sentencepiece's M-step uses it in place of the log (see `train`).
+    """
+    if not x > 0:
+        raise ValueError(f"digamma needs x > 0, got {x!r}")
+    result = 0.0
+    while x < 10:
+        result -= 1.0 / x
+        x += 1.0
+    inv2 = 1.0 / (x * x)
+    return result + math.log(x) - 0.5 / x - inv2 * (
+        1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (1 / 240 - inv2 / 132)))
+    )
+
+
+def reference_m_step(
+    expected: Mapping[str, float], *, protected: Collection[str] = (), bayesian: bool = True
+) -> dict[str, float]:
+    """New scores from expected counts, sentencepiece's way: the M-step of `toklab.unigram.trainer`.
+
+    A piece expected fewer than `MIN_EXPECTED_COUNT` (0.5) times leaves the
+    vocabulary, unless it is ``protected`` (single characters, required pieces):
+    then it is scored as if expected 0.5 times, so it keeps a finite, low
+    score, even if ``expected`` leaves it out (the E-step lists only pieces
+    some segmentation uses). With ``bayesian`` (sentencepiece's choice) the score is
+    ``digamma(count) - digamma(total)`` instead of ``log(count / total)``: a
+    variational-Bayes update whose sparse prior pushes rare pieces further down.
+    """
+    counts = {**expected, **{piece: 0.0 for piece in protected if piece not in expected}}
+    kept = {
+        piece: max(count, MIN_EXPECTED_COUNT) if piece in protected else count
+        for piece, count in counts.items()
+        if count >= MIN_EXPECTED_COUNT or piece in protected
+    }
+    total = sum(kept.values())
+    if bayesian:
+        return {piece: digamma(count) - digamma(total) for piece, count in kept.items()}
+    return {piece: math.log(count) - math.log(total) for piece, count in kept.items()}
+
+
+def reference_prune_loss(
+    word_counts: Mapping[str, float], scores: Mapping[str, float], *, protected: Collection[str] = ()
+) -> dict[str, float]:
+    """For each piece that pruning may remove, the corpus log-likelihood lost without it (per word).
+
+    1. Segment every word with Viterbi; ``freq[z]`` counts piece ``z``'s uses
+       (weighted by word count), ``total`` all uses, ``N`` all words.
+    2. A candidate is a piece of two or more characters, not protected, used
+       at least once. Its *alternative* is its own best segmentation into other
+       pieces. If the alternative scores higher than the piece itself, the
+       piece is never its own Viterbi segmentation: it is left out here (the
+       trainer drops it).
+    3. Removing ``z`` moves its ``freq[z]`` uses onto its alternative pieces.
+       With ``p(z) = freq[z] / total`` and ``p'(a) = (freq[a] + freq[z]) /
+       (total + freq[z] * (len(alt) - 1))`` the loss is
+       ``freq[z] / N * (log p(z) - sum over a in alt of log p'(a))``.
+
+    The trainer keeps the candidates with the largest loss. ``scores`` are
+    log-probabilities; every character of the words must be a piece.
+    """
+    freq: Counter = Counter()
+    for word, count in word_counts.items():
+        for piece in reference_viterbi(word, scores):
+            freq[piece] += count
+    total = sum(freq.values())
+    n_words = sum(word_counts.values())
+    losses = {}
+    for piece, f in freq.items():
+        if len(piece) < 2 or piece in protected:
+            continue
+        others = {p: s for p, s in scores.items() if p != piece}
+        alt = reference_viterbi(piece, others)
+        if sum(others[a] for a in alt) > scores[piece]:
+            continue
+        log_alt = sum(math.log(freq[a] + f) for a in alt) - len(alt) * math.log(total + f * (len(alt) - 1))
+        losses[piece] = f / n_words * ((math.log(f) - math.log(total)) - log_alt)
+    return losses

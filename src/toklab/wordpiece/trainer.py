@@ -1,0 +1,251 @@
+"""Fast WordPiece training: incremental counts and a lazy max-heap, from text to a tokenizer.
+
+`train_vocab` must return exactly what `toklab.wordpiece.reference.reference_train`
+returns (``tests/wordpiece/test_fast_vs_reference.py``). `word_counts` runs
+BERT's normalizer and pre-tokenizer over a text, a file or documents; `train`
+puts the two together and returns a `toklab.wordpiece.WordPiece`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ..normalizers.bert import BertNormalizer
+from ..pre_tokenizers.bert import bert_words
+from .model import BERT_SPECIAL_TOKENS, WordPiece
+from .reference import Score, join, merge_symbols, prepare, split_word
+
+__all__ = ["train_vocab", "word_counts", "train"]
+
+
+def train_vocab(
+    words: Mapping[str, int],
+    vocab_size: int,
+    *,
+    special_tokens: Sequence[str] = (),
+    score: Score = "likelihood",
+    min_frequency: int = 1,
+    prefix: str = "##",
+    initial: Sequence[str] | None = None,
+    progress: bool = False,
+) -> list[str]:
+    """`reference_train` with incremental counts and a lazy max-heap; returns the same list.
+
+    Pair counts, symbol counts and a pair -> words index are updated only for
+    the words that contain the merged pair. The heap holds one entry per
+    (pair, key) ever pushed; ``current`` maps each live pair to its present
+    key, and a popped entry whose key differs from it is stale and dropped.
+    That is enough for frequency scores, but the likelihood score of a pair
+    (x, z) also *rises* when x is merged away and f(x) falls, although no
+    word containing (x, z) changed. So after each merge every pair that
+    contains a symbol whose count changed is re-scored too, and pushed again
+    if its key moved. Every live pair's current key is therefore always in
+    the heap, and the first non-stale entry popped is the true best pair.
+    """
+    vocab, index, items = prepare(words, vocab_size, special_tokens, score, min_frequency, prefix, initial)
+    likelihood = score == "likelihood"
+    min_count = max(min_frequency, 1)
+    corpus: list[list[int]] = [[index[s] for s in split_word(w, prefix)] for w, _ in items]
+    freq: list[int] = [c for _, c in items]
+
+    sym_count: dict[int, int] = {}
+    pair_count: dict[tuple[int, int], int] = {}
+    where: dict[tuple[int, int], set[int]] = {}
+    for w, word in enumerate(corpus):
+        c = freq[w]
+        for s in word:
+            sym_count[s] = sym_count.get(s, 0) + c
+        for pair in zip(word, word[1:]):
+            pair_count[pair] = pair_count.get(pair, 0) + c
+            where.setdefault(pair, set()).add(w)
+    # pairs_with[s]: live pairs that have s as a part (only needed to re-score for likelihood)
+    pairs_with: dict[int, set[tuple[int, int]]] = {}
+    if likelihood:
+        for a, b in pair_count:
+            pairs_with.setdefault(a, set()).add((a, b))
+            pairs_with.setdefault(b, set()).add((a, b))
+
+    def key(pair: tuple[int, int]) -> tuple:  # smaller is better (heapq is a min-heap)
+        n = pair_count[pair]
+        if likelihood:
+            return (-(n / (sym_count[pair[0]] * sym_count[pair[1]])), -n, pair[0], pair[1])
+        return (-n, -n, pair[0], pair[1])
+
+    current: dict[tuple[int, int], tuple] = {}
+    for pair, n in pair_count.items():
+        if n >= min_count:
+            current[pair] = key(pair)
+    heap = list(current.values())
+    heapq.heapify(heap)
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=vocab_size - len(vocab), desc="WordPiece", unit="token")
+    while len(vocab) < vocab_size and heap:
+        top = heapq.heappop(heap)
+        pair = (top[2], top[3])
+        if current.get(pair) != top:
+            continue  # stale: the pair is gone, too rare, or has a newer key
+        a, b = pair
+        token = join(vocab[a], vocab[b], prefix)
+        new = index.get(token)
+        if new is None:
+            new = index[token] = len(vocab)
+            vocab.append(token)
+            if bar is not None:
+                bar.update(1)
+
+        delta: dict[tuple[int, int], int] = {}
+        sym_delta: dict[int, int] = {}
+        for w in where.pop(pair):
+            word = corpus[w]
+            merged = merge_symbols(word, a, b, new)
+            if len(merged) == len(word):
+                continue  # the index is a superset: this word lost the pair earlier
+            c = freq[w]
+            k = (len(word) - len(merged)) * c
+            sym_delta[a] = sym_delta.get(a, 0) - k
+            sym_delta[b] = sym_delta.get(b, 0) - k
+            sym_delta[new] = sym_delta.get(new, 0) + k
+            for p in zip(word, word[1:]):
+                delta[p] = delta.get(p, 0) - c
+            for p in zip(merged, merged[1:]):
+                delta[p] = delta.get(p, 0) + c
+                if new in p:
+                    where.setdefault(p, set()).add(w)
+            corpus[w] = merged
+
+        touched: set[tuple[int, int]] = set()
+        for p, d in delta.items():
+            if not d:
+                continue
+            n = pair_count.get(p, 0) + d
+            if n:
+                if p not in pair_count and likelihood:
+                    pairs_with.setdefault(p[0], set()).add(p)
+                    pairs_with.setdefault(p[1], set()).add(p)
+                pair_count[p] = n
+            else:
+                del pair_count[p]
+                if likelihood:
+                    pairs_with[p[0]].discard(p)
+                    pairs_with[p[1]].discard(p)
+            touched.add(p)
+        for s, d in sym_delta.items():
+            sym_count[s] = sym_count.get(s, 0) + d
+            if likelihood and d:
+                touched.update(pairs_with.get(s, ()))
+        for p in touched:
+            if pair_count.get(p, 0) >= min_count:
+                k = key(p)
+                if current.get(p) != k:
+                    current[p] = k
+                    heapq.heappush(heap, k)
+            else:
+                current.pop(p, None)
+    if bar is not None:
+        bar.close()
+    return vocab
+
+
+_LINES_PER_BATCH = 20_000
+
+
+def word_counts(
+    source: str | os.PathLike | Iterable[str],
+    *,
+    lowercase: bool = True,
+    strip_accents: bool | None = None,
+    handle_chinese_chars: bool = True,
+    clean_text: bool = True,
+) -> Counter:
+    """Count the words BERT's normalizer + pre-tokenizer produce from a text, a file or documents.
+
+    A file is read in batches of lines: cutting just after a line break never
+    changes the words, because the break is whitespace and NFD does not
+    reorder across it.
+    """
+    normalizer = BertNormalizer(
+        lowercase=lowercase, strip_accents=strip_accents, handle_chinese_chars=handle_chinese_chars, clean_text=clean_text
+    )
+    counts: Counter = Counter()
+    if isinstance(source, os.PathLike):
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"training source {path} is not a file")
+        with open(path, encoding="utf-8", newline="") as fh:
+            batch: list[str] = []
+            for line in fh:
+                batch.append(line)
+                if len(batch) >= _LINES_PER_BATCH:
+                    counts.update(bert_words("".join(batch), normalizer))
+                    batch = []
+            counts.update(bert_words("".join(batch), normalizer))
+        return counts
+    docs = [source] if isinstance(source, str) else source
+    for doc in docs:
+        if not isinstance(doc, str):
+            raise TypeError(f"training documents must be str, got {type(doc).__name__}")
+        counts.update(bert_words(doc, normalizer))
+    return counts
+
+
+def train(
+    source: str | os.PathLike | Iterable[str],
+    vocab_size: int,
+    *,
+    special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
+    min_frequency: int = 1,
+    score: Score = "likelihood",
+    unk_token: str = "[UNK]",
+    prefix: str = "##",
+    max_input_chars_per_word: int = 100,
+    lowercase: bool = True,
+    strip_accents: bool | None = None,
+    handle_chinese_chars: bool = True,
+    clean_text: bool = True,
+    progress: bool = False,
+) -> "WordPiece":
+    """Train a WordPiece tokenizer of at most ``vocab_size`` entries (specials included).
+
+    ``source`` is a string, a file path (``os.PathLike``) or an iterable of
+    documents. The text goes through the same normalizer and pre-tokenizer
+    the returned tokenizer uses, then `train_vocab`. ``unk_token`` must be one
+    of ``special_tokens``. With ``score="frequency"`` the result matches HF's
+    ``WordPieceTrainer`` (up to HF's run-to-run order of ``##`` characters;
+    see `toklab.wordpiece.reference`). HF returns a smaller vocabulary when
+    ``vocab_size`` cannot hold the alphabet; this function raises instead.
+
+    The likelihood score is largest for pairs of rare symbols that always
+    occur together (f(xy) = f(x) = f(y) = 1 scores 1, the maximum), so with
+    ``min_frequency=1`` many merges go to one-off pairs and the vocabulary
+    compresses less than a frequency-trained one; raising ``min_frequency``
+    is the usual remedy.
+    """
+    if unk_token not in special_tokens:
+        raise ValueError(f"unk_token {unk_token!r} must be one of special_tokens {tuple(special_tokens)!r}")
+    options = dict(
+        lowercase=lowercase,
+        strip_accents=strip_accents,
+        handle_chinese_chars=handle_chinese_chars,
+        clean_text=clean_text,
+    )
+    counts = word_counts(source, **options)
+    vocab = train_vocab(
+        counts,
+        vocab_size,
+        special_tokens=special_tokens,
+        score=score,
+        min_frequency=min_frequency,
+        prefix=prefix,
+        progress=progress,
+    )
+    return WordPiece(
+        vocab, unk_token=unk_token, prefix=prefix, max_input_chars_per_word=max_input_chars_per_word, **options
+    )

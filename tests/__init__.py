@@ -1,0 +1,1 @@
+"""toklab's tests, one folder per package (bpe/, wordpiece/, unigram/, ...), one file per concern."""

@@ -1,0 +1,308 @@
+"""Every registered exercise checker accepts toklab's answer and rejects a typical slip.
+
+A checker that passes everything would tell a student their broken code works,
+so each one is run on its registry entry's reference (toklab's own answer,
+which must pass) and on one hand-written, realistic mistake, which must fail
+with the hint that names that mistake. The registry itself is tied to the
+chapters: each label is an exercise of its chapter, and that exercise names the
+checker and the function the reader has to write.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from toklab import bpe, unigram
+from toklab.patching import hash_buckets
+from toklab import exercises
+from toklab.exercises import CHAPTERS, REGISTRY, CheckFailure, checkers, get
+
+BOOK = Path(__file__).resolve().parents[2] / "book"
+LABELS = list(REGISTRY)
+
+
+# ---------------------------------------------------------------------------- the slips, one per checker
+
+
+def decode_token_by_token(pipe, ids):
+    """Decodes each ID on its own and joins the strings."""
+    return "".join(pipe.decode([i]) for i in ids)
+
+
+def encode_rendered_chat(pipe, messages):
+    """Renders the whole conversation and encodes it with every special token allowed."""
+    return pipe.encode(pipe.render_chat(messages), allowed_special="all", add_special_tokens=False)
+
+
+def nats_per_byte(total_nll_nats, n_bytes):
+    if n_bytes <= 0 or not math.isfinite(total_nll_nats) or total_nll_nats < 0:
+        raise ValueError("no BPB")
+    return total_nll_nats / n_bytes
+
+
+def tokens_per_char_always(n_tokens, text, unit):
+    if unit not in ("bytes", "chars") or not text:
+        raise ValueError(unit)
+    return n_tokens / len(text)
+
+
+def train_first_seen_tie(words, num_merges):
+    """Recounts correctly but breaks ties by the pair met first (Counter.most_common)."""
+    words = dict(words)
+    merges = []
+    for _ in range(num_merges):
+        counts = Counter()
+        for word, n in words.items():
+            for pair in zip(word, word[1:]):
+                counts[pair] += n
+        if not counts:
+            break
+        best = counts.most_common(1)[0][0]
+        merges.append(best)
+        words = {bpe.merge_pair(w, best): n for w, n in words.items()}
+    return merges
+
+
+def encode_by_recounting(symbols, merges):
+    """§2.1's pitfall: merges the known pair that occurs most often in the input."""
+    known, word = set(merges), list(symbols)
+    while True:
+        counts = Counter(p for p in zip(word, word[1:]) if p in known)
+        if not counts:
+            return word
+        word = list(bpe.merge_pair(word, counts.most_common(1)[0][0]))
+
+
+def shortest_match_first(word, vocab):
+    if len(word) > 100:
+        return ["[UNK]"]
+    pieces = []
+    while len("".join(p.removeprefix("##") for p in pieces)) < len(word):
+        rest = word[len("".join(p.removeprefix("##") for p in pieces)) :]
+        prefix = "##" if pieces else ""
+        match = next((prefix + rest[:n] for n in range(1, len(rest) + 1) if prefix + rest[:n] in vocab), None)
+        if match is None:
+            return ["[UNK]"]
+        pieces.append(match)
+    return pieces
+
+
+def forward_with_max(text, probs):
+    table = [1.0] + [0.0] * len(text)
+    for end in range(1, len(text) + 1):
+        for start in range(end):
+            p = probs.get(text[start:end])
+            if p:
+                table[end] = max(table[end], table[start] * p)
+    return table
+
+
+def viterbi_greedy(text, scores):
+    """Longest piece first at every position, as WordPiece would do."""
+    pieces, i = [], 0
+    while i < len(text):
+        for j in range(len(text), i, -1):
+            if text[i:j] in scores:
+                pieces.append(text[i:j])
+                i = j
+                break
+        else:
+            raise ValueError(f"{text!r} cannot be segmented")
+    return pieces
+
+
+def viterbi_counts(word_counts, probs):
+    """Hard EM: counts the pieces of the best segmentation only."""
+    scores = {p: math.log(v) for p, v in probs.items()}
+    counts = Counter()
+    for word, n in word_counts.items():
+        for piece in unigram.reference_viterbi(word, scores):
+            counts[piece] += n
+    return dict(counts)
+
+
+def keeps_the_space():
+    table, n = {}, 0
+    for b in range(256):
+        if chr(b).isprintable():
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + n)
+            n += 1
+    return table
+
+
+def thousands_from_the_right(s):
+    head = len(s) % 3
+    return ([s[:head]] if head else []) + [s[i : i + 3] for i in range(head, len(s), 3)]
+
+
+def escape_with_split(text, add_dummy_prefix=True, remove_extra_whitespaces=True):
+    if remove_extra_whitespaces:
+        text = " ".join(text.split())
+    if add_dummy_prefix and text:
+        text = " " + text
+    return text.replace(" ", "\u2581")
+
+
+def decode_with_python_replace(pieces):
+    out, run = [], bytearray()
+    for piece in pieces:
+        m = re.fullmatch(r"<0x([0-9A-F]{2})>", piece)
+        if m:
+            run.append(int(m[1], 16))
+            continue
+        out.append(bytes(run).decode("utf-8", errors="replace"))
+        run.clear()
+        out.append(piece.replace("\u2581", " "))
+    return "".join(out) + bytes(run).decode("utf-8", errors="replace")
+
+
+def char_span_rounding_down(text, start, end):
+    starts = [0]
+    for ch in text:
+        starts.append(starts[-1] + len(ch.encode("utf-8")))
+    first = bisect.bisect_right(starts, start) - 1
+    if start == end:
+        return first, first
+    return first, bisect.bisect_right(starts, end) - 1
+
+
+def patch_starts_at_or_above(entropies, threshold, rule):
+    """Takes a score equal to the threshold as a boundary."""
+    if not entropies:
+        return []
+    rises = [entropies[i] - entropies[i - 1] for i in range(1, len(entropies))]
+    scores = entropies[1:] if rule == "global" else rises
+    return [0] + [i + 1 for i, s in enumerate(scores) if s >= threshold]
+
+
+def threshold_aiming_at_n_over_m(entropies, mean_size):
+    """Puts about n / mean_size positions above the threshold (one patch too many)."""
+    ranked = sorted(entropies[1:], reverse=True)
+    k = min(len(entropies) - 1, round(len(entropies) / mean_size))
+    return ranked[k] if k < len(ranked) else min(ranked, default=0.0) - 1.0
+
+
+def colliding_pairs(code_points, num_hashes, num_buckets):
+    rows = Counter(map(tuple, hash_buckets(code_points, num_hashes, num_buckets).tolist()))
+    return sum(n * (n - 1) // 2 for n in rows.values())
+
+
+#: label -> (a typical slip, a phrase of the hint that names it)
+SLIPS = {
+    "ch00-ex1": (decode_token_by_token, "join all the tokens' bytes first"),
+    "ch00-ex2": (encode_rendered_chat, "inject control tokens"),
+    "ch01-ex1": (nats_per_byte, "that is nats per byte"),
+    "ch01-ex2": (tokens_per_char_always, "that is tokens per char"),
+    "ch02_1-ex1": (train_first_seen_tie, "a tie. Break ties by the smallest pair"),
+    "ch02_1-ex2": (encode_by_recounting, "that ignores the ranks"),
+    "ch02_2-ex1": (shortest_match_first, "takes the shortest match"),
+    "ch02_3-ex1": (forward_with_max, "forward *sums* over all of them"),
+    "ch02_3-ex2": (viterbi_greedy, "greedy longest-match segmentation"),
+    "ch02_3-ex3": (viterbi_counts, "is hard EM"),
+    "ch03_1-ex1": (keeps_the_space, "is printable but whitespace"),
+    "ch03_1-ex2": (thousands_from_the_right, "the short piece belongs at the end"),
+    "ch03_2-ex1": (escape_with_split, "a tab or newline is an ordinary character"),
+    "ch03_2-ex2": (decode_with_python_replace, "becomes its own U+FFFD"),
+    "ch03_3-ex1": (len, "surrogate pair"),
+    "ch03_3-ex2": (char_span_rounding_down, "round the end up"),
+    "ch06-ex1": (patch_starts_at_or_above, "strictly above the threshold"),
+    "ch06-ex2": (threshold_aiming_at_n_over_m, "one patch too many"),
+    "ch06-ex3": (colliding_pairs, "count code points"),
+}
+
+
+# ---------------------------------------------------------------------------- accept and reject
+
+
+def test_every_checker_has_a_slip():
+    assert set(SLIPS) == set(REGISTRY)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_reference_passes(label):
+    entry = get(label)
+    message = entry.check(entry.reference)
+    pattern = rf"{re.escape(label)}: all ([\d,]+) cases passed \({re.escape(entry.function)} agrees with .+\)"
+    match = re.fullmatch(pattern, message)
+    assert match, message
+    assert int(match[1].replace(",", "")) >= 10, f"{label} checks only {match[1]} cases"
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_typical_slip_is_rejected_with_its_hint(label):
+    slip, phrase = SLIPS[label]
+    with pytest.raises(CheckFailure) as info:
+        get(label).check(slip)
+    failure = info.value
+    assert failure.label == label
+    assert phrase in failure.hint, f"{label}: hint {failure.hint!r} does not name the slip ({phrase!r})"
+    assert failure.got != failure.expected
+
+
+# ---------------------------------------------------------------------------- the registry
+
+
+def test_registry_is_in_book_order_and_read_only():
+    entries = list(checkers())
+    assert [e.label for e in entries] == LABELS
+    assert entries == sorted(entries, key=lambda e: (e.chapter, e.number))
+    assert len(LABELS) == len(set(LABELS))
+    with pytest.raises(TypeError):
+        REGISTRY["ch99-ex1"] = entries[0]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_entry_describes_its_exercise(label):
+    entry = get(label)
+    assert entry.label == label == f"{entry.chapter}-ex{entry.number}"
+    assert entry.check.__module__ == f"toklab.exercises.{entry.chapter}"
+    assert entry.check.exercise is entry
+    assert entry.function.isidentifier()
+    assert entry.title and "\n" not in entry.title and len(entry.title) <= 60
+    assert entry.against
+
+
+def _exercise_text(label: str) -> str:
+    """The statement of exercise ``label`` in its chapter (between its label line and the solution)."""
+    stem = label.split("-ex")[0]
+    (chapter,) = BOOK.glob(f"{stem}_*.md")
+    text = chapter.read_text(encoding="utf-8")
+    start = text.index(f":label: {label}\n")
+    return text[start : text.index(f"{{solution-start}} {label}", start)]
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_the_chapter_names_the_checker_and_the_function(label):
+    entry = get(label)
+    statement = _exercise_text(label)
+    assert entry.check.__name__ in statement
+    assert re.search(rf"`{re.escape(entry.function)}\(", statement), (
+        f"{label}: the exercise does not ask for `{entry.function}(...)`")
+
+
+def test_every_chapter_module_is_loaded_and_every_checker_registered():
+    package = Path(exercises.__file__).parent
+    assert set(CHAPTERS) == {p.stem for p in package.glob("ch*.py")}
+    registered = {entry.check for entry in checkers()}
+    for chapter in CHAPTERS:
+        module = getattr(exercises, chapter)
+        functions = [getattr(module, name) for name in dir(module) if name.startswith("check_")]
+        assert functions, f"toklab.exercises.{chapter} has no checker"
+        assert all(f in registered for f in functions), f"an unregistered checker in {chapter}"
+        assert set(module.__all__) >= {f.__name__ for f in functions}
+
+
+def test_unknown_label_names_the_known_ones():
+    with pytest.raises(KeyError) as info:
+        get("ch09-ex7")
+    message = str(info.value)
+    assert "'ch09-ex7'" in message
+    assert all(label in message for label in LABELS)

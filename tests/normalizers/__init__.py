@@ -1,0 +1,1 @@
+"""Tests of `toklab.normalizers`: Unicode forms with offsets, BERT's normalizer, sentencepiece's tables."""

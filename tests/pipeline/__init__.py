@@ -1,0 +1,1 @@
+"""Tests of `toklab.pipeline`: Pipeline, trace for every tokenizer, one API across tokenizers."""

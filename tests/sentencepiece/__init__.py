@@ -1,0 +1,1 @@
+"""Tests of `toklab.sentencepiece` and `toklab.sentencepiece_model` against the real library."""

@@ -1,0 +1,1 @@
+"""Tests of `toklab.unigram`: reference, lattice engine, model, trainer, parity with sentencepiece."""
