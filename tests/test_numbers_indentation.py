@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toklab
-from toklab import indentation, numbers, pretokenize
+from toklab import indentation, numbers, pre_tokenizers
 
 
 def test_aligned_examples():
@@ -24,14 +24,14 @@ def test_right_to_left_grouping_is_always_aligned_and_left_to_right_only_sometim
     r2l = regex.findall(numbers.RIGHT_TO_LEFT_3, s)
     assert "".join(r2l) == s and numbers.aligned(r2l)
     assert all(len(p) == 3 for p in r2l[1:])
-    l2r = pretokenize.split(s, "cl100k")
+    l2r = pre_tokenizers.split(s, "cl100k")
     assert "".join(l2r) == s
     assert numbers.aligned(l2r) == (len(s) <= 3 or len(s) % 3 == 0)
 
 
 def test_alignment_rate_and_shapes():
     nums = [str(n) for n in range(10_000)]
-    l2r = lambda s: pretokenize.split(s, "cl100k")  # noqa: E731
+    l2r = lambda s: pre_tokenizers.split(s, "cl100k")  # noqa: E731
     assert numbers.alignment_rate(nums, l2r) == 1000 / 10_000
     shapes = numbers.shapes_by_length(nums, l2r)
     assert shapes[4] == {(3, 1): 9000}

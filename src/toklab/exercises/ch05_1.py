@@ -1,9 +1,12 @@
 """Checkers for the coding exercises of §5.1 (digits and code).
 
-* `check_group_digits` -- the reader cuts a run of decimal digits into groups of
-  three from the right (thousands groups), without a regex. Compared with the
-  chunks of `toklab.numbers.RIGHT_TO_LEFT_3` on every integer below 10,000,
-  on long runs and on runs with leading zeros.
+* ``ch05_1-ex1``, `check_aligned`: the reader decides whether a cut of a digit
+  string is aligned with place value: read from the right, the pieces are groups
+  of one size, and only the leftmost may be shorter. Compared with
+  `toklab.numbers.aligned` on the cuts the chapter meets (GPT-2's, cl100k's,
+  per digit, thousands groups) and on random cuts.
+
+Reported in the format of `toklab.exercises.harness`.
 """
 
 from __future__ import annotations
@@ -11,29 +14,58 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-import regex
+from ..numbers import aligned
+from .harness import Run, exercise
 
-from ..numbers import RIGHT_TO_LEFT_3, aligned
+__all__ = ["check_aligned"]
 
-__all__ = ["check_group_digits"]
+_CASES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("12345",), "a single token"),
+    (("1", "2", "3", "4", "5"), "one digit per token"),
+    (("12", "345"), "thousands groups from the right"),
+    (("1", "234", "567"), "two thousands groups after a short head"),
+    (("123", "45"), "cl100k's left-to-right groups, 5 digits"),
+    (("123", "4"), "cl100k's left-to-right groups, 4 digits"),
+    (("123", "456"), "left-to-right and right-to-left agree at 6 digits"),
+    (("1", "2345"), "one of GPT-2's cuts"),
+    (("12", "34", "5"), "pairs from the left"),
+    (("1", "23", "45"), "pairs from the right"),
+    (("12", "3", "45"), "a short group in the middle"),
+)
 
 
-def check_group_digits(fn: Callable[[str], Sequence[str]]) -> str:
-    """Check a reader's ``group_digits(run) -> list[str]`` (groups of three from the right)."""
-    rng = random.Random(0)
-    cases = [str(n) for n in range(10_000)]
-    cases += ["0" * k for k in range(1, 8)] + ["007", "0001234"]
-    cases += ["".join(rng.choice("0123456789") for _ in range(rng.randint(5, 40))) for _ in range(300)]
-    for run in cases:
-        expected = regex.findall(RIGHT_TO_LEFT_3, run)
-        got = fn(run)
-        got = list(got) if isinstance(got, (list, tuple)) else got
-        if got != expected:
-            raise AssertionError(
-                f"group_digits({run!r}): expected {expected}, got {got!r} (groups are counted from the "
-                "right, so only the leftmost group may be shorter than three digits)"
-            )
-        assert aligned(expected)
-    if fn("") not in ([], ()):
-        raise AssertionError(f"group_digits(''): expected [], got {fn('')!r}")
-    return f"group_digits: all {len(cases) + 1:,} runs grouped like toklab.numbers.RIGHT_TO_LEFT_3"
+def _random_cuts(n: int, seed: int = 0) -> list[tuple[str, ...]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 9)))
+        cuts = sorted(rng.sample(range(1, len(digits)), rng.randint(0, len(digits) - 1))) if len(digits) > 1 else []
+        bounds = [0, *cuts, len(digits)]
+        out.append(tuple(digits[a:b] for a, b in zip(bounds, bounds[1:])))
+    return out
+
+
+def _hint(pieces: Sequence[str], expected: bool) -> str:
+    sizes = [len(p) for p in pieces]
+    if expected:
+        return (f"the sizes {sizes}, read from the right, are one group size, with a shorter (or equal) group "
+                "first: that is aligned, because every digit's place decides its position in its token.")
+    if len(set(sizes[:-1])) == 1 and sizes[-1] < sizes[0]:
+        return (f"the sizes {sizes} are equal from the left, and the short piece is the last one: the units digit "
+                "then sits in a different place than in a longer number. Read from the right: the short piece "
+                "may only be the first.")
+    return (f"the sizes {sizes}, read from the right, are not all one group size (only the first may be "
+            "shorter).")
+
+
+@exercise("ch05_1-ex1", title="Is a cut of a number aligned with place value?", function="aligned",
+          reference=aligned, against="toklab.numbers.aligned")
+def check_aligned(run: Run, fn: Callable[[Sequence[str]], bool]) -> None:
+    """Check a reader's ``aligned(pieces) -> bool`` on fixed and random cuts of digit strings."""
+    cases = list(_CASES) + [(c, f"random cut {k}") for k, c in enumerate(_random_cuts(300))]
+    for pieces, what in cases:
+        expected = aligned(pieces)
+        case = run.case(f"{what}: {'|'.join(pieces)}", expected=expected)
+        got = case.call(fn, list(pieces))
+        if got is not expected and got != expected:
+            case.fail(got, _hint(pieces, expected))
