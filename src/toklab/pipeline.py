@@ -299,6 +299,12 @@ class Pipeline:
             raise ValueError("this pipeline has no chat_template (pass e.g. chat_template=toklab.special.chatml)")
         return self.chat_template
 
+    def fingerprint(self) -> str:
+        """SHA-256 of every component that decides the IDs, library versions included (`toklab.versioning`)."""
+        from . import versioning
+
+        return versioning.fingerprint(self)
+
     # -- trace ----------------------------------------------------------------
 
     def trace(
