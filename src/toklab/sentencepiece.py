@@ -392,6 +392,12 @@ class SentencePieceTokenizer:
         """`decode` for piece strings; KeyError for a string that is not a piece."""
         return self.decode([self.token_to_id(p) for p in pieces])
 
+    def fingerprint(self) -> str:
+        """SHA-256 of the pieces, the settings and the library versions (`toklab.versioning`)."""
+        from . import versioning
+
+        return versioning.fingerprint(self)
+
     def trace(self, text: str, *, add_bos: bool = False, add_eos: bool = False) -> list[Stage]:
         """Every stage's output for ``text``, as `toklab.pipeline.trace` reports it.
 
