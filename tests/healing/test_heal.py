@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
-from toklab import healing
+from toklab import healing, vocabs
 from toklab.healing import TokenTrie, advance, heal
 
 from .helpers import ADVERSARIAL_ALPHABET, cl100k
@@ -82,7 +82,7 @@ def test_heal_edge_cases():
     assert h.kept == (end,) and h.prefix == b"12345"
 
 def test_heal_custom_pattern_backs_off_the_last_stretch():
-    tok = toklab.ByteBPE.from_ranks(toklab.vocabs.load("r50k_base").ranks, pattern=r"\S+|\s+")
+    tok = toklab.ByteBPE.from_ranks(vocabs.load("r50k_base").ranks, pattern=r"\S+|\s+")
     h = heal(tok, "ab cd")
     assert h.kept == () and h.prefix == b"ab cd"
 
