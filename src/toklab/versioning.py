@@ -31,6 +31,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import regex
 
@@ -69,6 +70,9 @@ PROBE_CHATS: tuple[tuple[tuple[tuple[str, str], ...], bool], ...] = (
 )
 
 _MANIFEST_FORMAT = "toklab-tokenizer-manifest"
+# A byte-level BPE's merges and IDs, hashed once per object (toklab's models are not
+# changed after construction); recovering cl100k's merges and hashing 100k tokens takes seconds.
+_TABLE_HASHES: "WeakKeyDictionary[Any, str]" = WeakKeyDictionary()
 
 
 def _canonical(data: Any) -> str:
@@ -133,8 +137,12 @@ def _model(model: Any) -> Any:
     """The model component, from the model's public attributes."""
     name = type(model).__qualname__
     if hasattr(model, "merges") and hasattr(model, "pattern"):  # byte-level BPE
-        return {"class": name, "merges": [[a.hex(), b.hex()] for a, b in model.merges],
-                "vocab": describe_value(model.vocab)}
+        digest = _TABLE_HASHES.get(model)
+        if digest is None:
+            digest = _sha256({"merges": [[a.hex(), b.hex()] for a, b in model.merges],
+                              "vocab": describe_value(model.vocab)})
+            _TABLE_HASHES[model] = digest
+        return {"class": name, "merges_and_ids_sha256": digest}
     if hasattr(model, "prefix") and hasattr(model, "unk_token"):  # WordPiece
         return {"class": name, "vocab": describe_value(model.vocab), "unk_token": model.unk_token,
                 "prefix": model.prefix, "max_input_chars_per_word": model.max_input_chars_per_word}
