@@ -41,6 +41,7 @@ from typing import Any, Protocol
 
 from . import special
 from .normalizers.forms import UnicodeNormalizer
+from .offsets import OffsetsMixin
 from .post_processors import bos_eos
 from .special import ChatTemplate, Messages, SpecialSet
 from .unicode import replace_surrogates, to_proxy
@@ -100,7 +101,7 @@ def _shown(token: Any) -> str:
 
 
 @dataclass
-class Pipeline:
+class Pipeline(OffsetsMixin):
     """A tokenizer assembled from stages around any model.
 
     ``normalizer`` is a normalizer object (`toklab.normalizers`), one of the
