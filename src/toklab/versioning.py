@@ -136,7 +136,7 @@ def _pattern(pattern: str) -> dict[str, str]:
 def _model(model: Any) -> Any:
     """The model component, from the model's public attributes."""
     name = type(model).__qualname__
-    if hasattr(model, "merges") and hasattr(model, "pattern"):  # byte-level BPE
+    if hasattr(type(model), "merges") and hasattr(model, "pattern"):  # byte-level BPE (class check: no property call)
         digest = _TABLE_HASHES.get(model)
         if digest is None:
             digest = _sha256({"merges": [[a.hex(), b.hex()] for a, b in model.merges],
@@ -168,7 +168,7 @@ def describe(tokenizer: Any) -> dict[str, Any]:
             "chat_template": _template(tokenizer.chat_template),
             "library": _library(),
         }
-    if hasattr(tokenizer, "merges") and hasattr(tokenizer, "pattern"):  # ByteBPE on its own
+    if hasattr(type(tokenizer), "merges") and hasattr(tokenizer, "pattern"):  # ByteBPE on its own
         return describe(tokenizer.as_pipeline())
     if hasattr(tokenizer, "config") and hasattr(tokenizer, "pieces"):  # SentencePieceTokenizer
         config = describe_value(tokenizer.config)
