@@ -55,8 +55,10 @@ def test_each_component_changes_only_its_own_hash(small_bpe):
 
 
 def test_library_version_is_a_component(small_bpe, monkeypatch):
+    assert versioning.library_versions()["toklab"] == toklab.__version__
     before = versioning.component_hashes(small_bpe)
-    monkeypatch.setattr(toklab, "__version__", toklab.__version__ + ".post1")
+    newer = {**versioning.library_versions(), "toklab": toklab.__version__ + ".post1"}
+    monkeypatch.setattr(versioning, "library_versions", lambda: newer)
     after = versioning.component_hashes(small_bpe)
     assert versioning.diff(before, after) == ["library"]
 

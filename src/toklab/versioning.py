@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import unicodedata
+from importlib import metadata
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = [
     "PROBE_CHATS",
     "describe",
     "describe_value",
+    "library_versions",
     "component_hashes",
     "fingerprint",
     "diff",
@@ -110,10 +112,10 @@ def describe_value(value: Any) -> Any:
     raise TypeError(f"cannot describe a {type(value).__name__} for a fingerprint: {value!r:.80}")
 
 
-def _library() -> dict[str, str]:
-    from . import __version__
-
-    return {"toklab": __version__, "unicodedata": unicodedata.unidata_version, "regex": regex.__version__}
+def library_versions() -> dict[str, str]:
+    """The versions of the code that decides IDs: toklab itself and the two Unicode tables it uses."""
+    return {"toklab": metadata.version("toklab"), "unicodedata": unicodedata.unidata_version,
+            "regex": regex.__version__}
 
 
 def _template(template: Callable[..., Any] | None) -> Any:
@@ -166,7 +168,7 @@ def describe(tokenizer: Any) -> dict[str, Any]:
             "post_processor": describe_value(tokenizer.post_processor),
             "decoder": describe_value(tokenizer.decoder),
             "chat_template": _template(tokenizer.chat_template),
-            "library": _library(),
+            "library": library_versions(),
         }
     if hasattr(type(tokenizer), "merges") and hasattr(tokenizer, "pattern"):  # ByteBPE on its own
         return describe(tokenizer.as_pipeline())
@@ -181,14 +183,14 @@ def describe(tokenizer: Any) -> dict[str, Any]:
             "post_processor": None,
             "decoder": describe_value(tokenizer.decoder),
             "chat_template": None,
-            "library": _library(),
+            "library": library_versions(),
         }
     if hasattr(tokenizer, "entries"):  # a Unigram model used as a tokenizer
         return {
             "normalizer": None, "pre_tokenizer": None, "model": _model(tokenizer),
             "special_tokens": describe_value({p: i for i, (p, _, kind) in enumerate(tokenizer.entries())
                                               if kind in ("control", "unknown")}),
-            "post_processor": None, "decoder": None, "chat_template": None, "library": _library(),
+            "post_processor": None, "decoder": None, "chat_template": None, "library": library_versions(),
         }
     raise TypeError(f"cannot fingerprint a {type(tokenizer).__name__}: expected a toklab tokenizer")
 
@@ -215,7 +217,7 @@ def write_manifest(tokenizer: Any, path: str | os.PathLike) -> dict[str, Any]:
     """Write ``{format, fingerprint, components}`` as JSON to ``path``; returns what was written."""
     hashes = component_hashes(tokenizer)
     manifest = {"format": _MANIFEST_FORMAT, "fingerprint": _sha256(hashes), "components": hashes,
-                "library": _library()}
+                "library": library_versions()}
     Path(path).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
 
