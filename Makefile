@@ -2,6 +2,8 @@
 #
 #   make book       set up .venv (once), execute every chapter, build _build/html (strict)
 #   make test       set up .venv (once), then: pytest tests → pairing check → nbval → book
+#                   → student edition → site tests (headless Chromium, network blocked)
+#   make test-site  only the site tests, on what make book and make student built
 #   make notebooks  re-sync notebooks/*.ipynb from book/*.md and re-execute them in place
 #   make student    the student edition (no solutions) into _build/student/_build/html
 #   make serve      serve _build/html on http://127.0.0.1:8000
@@ -9,7 +11,9 @@
 #   make clean      remove build outputs (make distclean also removes .venv)
 #
 # A fresh machine needs only Python 3.11+ and GNU make; everything else comes from PyPI
-# (requirements.txt) during set-up. Nothing downloads at run time.
+# (requirements.txt) during set-up, and the site tests' Chromium from Debian (installed by
+# make test when missing and run as root; otherwise it says how). Nothing downloads at
+# run time.
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -37,10 +41,10 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 JB_STRICT := -W -n --keep-going
 NBVAL     := --nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg
 
-.PHONY: help setup book test test-unit test-pairing test-nbval notebooks student serve bench clean distclean
+.PHONY: help setup book test test-unit test-pairing test-nbval test-site browser notebooks student serve bench clean distclean
 
 help:
-	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------------------- set-up
 # Runs once; again only when requirements.txt or pyproject.toml change.
@@ -69,8 +73,10 @@ book: $(STAMP)
 # The student edition: every solution removed, built into _build/student/_build/html.
 # toklab.book stages the sources in _build/student/site: _config.yml with
 # _config_student.yml merged on top (JB1's --config replaces, it does not layer), and
-# book/ with gated solutions stripped (their code cells still run, hidden) — see the
-# docstring of toklab/book.py for why sphinx-exercise's hide_solutions alone is not enough.
+# each chapter as its executed notebook (notebooks/*.ipynb, which must match book/*.md)
+# with the solutions' prose and code cells removed. The build renders those outputs
+# without executing anything (seconds), and each page's download is that notebook. See
+# the docstring of toklab/book.py for why sphinx-exercise's hide_solutions is not enough.
 student: $(STAMP)
 	$(BIN)/python -m toklab.book student-edition _build/student/site
 	$(NBENV) $(BIN)/jupyter-book build _build/student/site --all $(JB_STRICT) --path-output _build/student
@@ -78,13 +84,17 @@ student: $(STAMP)
 
 # ---------------------------------------------------------------------------- tests
 # In order, stopping at the first failure: (a) unit/property/parity tests, (b) the
-# .md <-> .ipynb pairing check, (c) nbval on the committed notebooks, (d) strict book build.
+# .md <-> .ipynb pairing check, (c) nbval on the committed notebooks, (d) strict book build,
+# (e) strict student-edition build, (f) the built site: offline assets, downloads and
+# editions, and headless Chromium over every page with the network blocked.
 test: $(STAMP)
 	@$(MAKE) test-unit
 	@$(MAKE) test-pairing
 	@$(MAKE) test-nbval
 	@$(MAKE) book
-	@echo "make test: all four stages passed"
+	@$(MAKE) student
+	@$(MAKE) test-site
+	@echo "make test: all six stages passed"
 
 test-unit: $(STAMP)
 	@echo "== (a) pytest tests"
@@ -117,6 +127,31 @@ test-nbval: $(STAMP)
 	@rc=0; $(NBENV) $(BIN)/python -m pytest $(NBVAL) notebooks/ || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "FAIL: nbval found no notebooks in notebooks/ (exit 5)" >&2; exit 1; fi; \
 	exit $$rc
+
+# The built site (run after `make book` and `make student`; it reads their output):
+# tests/site checks that no page loads anything from outside the site, the downloads and
+# the two editions, then opens every page in headless Chromium, from disk and over HTTP,
+# with every request outside the site refused. Screenshots of each chapter at desktop
+# and phone widths go to _build/screenshots/.
+test-site: $(STAMP) browser
+	@echo "== (f) site tests: tests/site (offline assets, downloads, editions, headless Chromium)"
+	@rc=0; $(BIN)/python -m pytest tests/site || rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "FAIL: pytest collected no tests in tests/site (exit 5)" >&2; exit 1; fi; \
+	exit $$rc
+
+# Headless Chromium for the site tests: Debian's chromium (and an emoji font, so the
+# screenshots show what a reader's device shows). Installed here when missing and this
+# runs as root with apt-get (CI, a container); otherwise the stage stops and says how.
+# CHROMIUM=/path/to/chromium uses another Chromium or Chrome.
+browser:
+	@if [ -n "$${CHROMIUM:-}" ] || command -v chromium >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "== installing Debian's chromium for the site tests (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; \
+	else \
+	  echo "FAIL: the site tests need Chromium: sudo apt-get install chromium fonts-noto-color-emoji (or set CHROMIUM=/path/to/chromium)" >&2; \
+	  exit 1; \
+	fi
 
 # ---------------------------------------------------------------------------- notebooks
 # book/*.md -> notebooks/*.ipynb (inputs), then execute each notebook in place with

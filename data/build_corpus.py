@@ -473,18 +473,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: Python {py}, corpus was built with {EXPECTED_PYTHON}; "
               "en.txt and code.py.txt will differ", file=sys.stderr)
 
-    bad = 0
+    outputs = {}
     for name, build in BUILDERS.items():
-        data = build().encode("utf-8")
-        assert b"\x00" not in data
+        outputs[name] = build().encode("utf-8")
+        assert b"\x00" not in outputs[name]
+    return write_or_check(outputs, args.out, args.check)
+
+
+def write_or_check(outputs: dict[str, bytes], out: Path, check: bool) -> int:
+    """Write each output atomically (or, with ``check``, compare it with the file); print
+    name, size and SHA-256 of each. Returns 1 if a check found a difference, else 0."""
+    bad = 0
+    for name, data in outputs.items():
         digest = hashlib.sha256(data).hexdigest()
-        target = args.out / name
-        if args.check:
+        target = out / name
+        if check:
             ok = target.is_file() and target.read_bytes() == data
             bad += not ok
             print(f"{'ok  ' if ok else 'DIFF'} {name:12} {len(data):>9} {digest}")
         else:
-            args.out.mkdir(parents=True, exist_ok=True)
+            out.mkdir(parents=True, exist_ok=True)
             tmp = target.with_suffix(target.suffix + ".tmp")
             tmp.write_bytes(data)
             os.replace(tmp, target)

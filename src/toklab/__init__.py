@@ -18,7 +18,11 @@ as Hugging Face ``tokenizers`` names it:
   stage's output for one string, for every tokenizer;
 - `sentencepiece`: a sentencepiece model reimplemented from those stages, and
   `sentencepiece_model`, its ``.model`` file format;
-- `vocabs`: the real r50k_base / cl100k_base / o200k_base vocabularies, hash-checked;
+- `vocabs`: the real vocabularies (r50k/cl100k/o200k, Qwen's ranks, Mistral's sentencepiece
+  models, BERT's ID tables), hash-checked; `vocab_facts`: their five sizes, ID holes, overlaps
+  and token classes (§4);
+- `extension`: adding tokens to a trained vocabulary, with its regression test and embedding
+  resize (§4); `tinylm`: a small numpy next-token model the chapters train in seconds;
 - `unicode`: UTF-8 facts, GPT-2's byte-to-character table, graphemes, coordinates;
 - `metrics`: fertility with declared units, UNK rate, bits per byte;
 - `patching`: tokenizer-free input (§6): a next-byte model, fixed and entropy patches,

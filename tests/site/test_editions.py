@@ -1,0 +1,180 @@
+"""Downloads and the two editions.
+
+* Each chapter page of the full edition offers its executed notebook (``.ipynb``) and its
+  MyST source (``.md``) in the download menu.
+* Each chapter page of the student edition offers its notebook, and neither its pages
+  nor its notebooks contain any solution text, while every exercise is still there.
+
+What counts as solution text is read from the full edition's HTML (sphinx-exercise's
+solution boxes), not from the code that strips the solutions, so the check does not
+share that code's mistakes: every run of eight words of a solution that occurs nowhere
+else on the full page must be absent from the student page and the student notebook.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+from siteutil import ROOT, chapter_pages, parsed
+
+N = 8  # words per shingle
+
+
+def _soup(path: Path) -> BeautifulSoup:
+    return parsed(path)
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"\w+", text.lower())
+    return {tuple(words[i : i + N]) for i in range(len(words) - N + 1)}
+
+
+def download_links(page: Path) -> dict[str, Path]:
+    """{'.ipynb': file, '.md': file} offered by a page's download menu."""
+    links = {}
+    for a in _soup(page).select(".dropdown-download-buttons a[href]"):
+        text = a.get_text(" ", strip=True)
+        if text.startswith("."):
+            links[text] = (page.parent / a["href"]).resolve()
+    return links
+
+
+def notebook_text(nb) -> str:
+    """Everything a reader of the notebook sees: cell sources and output text."""
+    parts = []
+    for cell in nb.cells:
+        parts.append(cell.source)
+        for out in cell.get("outputs", []):
+            parts.append(out.get("text", ""))
+            data = out.get("data", {})
+            parts.append(data.get("text/plain", ""))
+            parts.append(data.get("text/markdown", ""))
+            if "text/html" in data:
+                parts.append(BeautifulSoup(data["text/html"], "html.parser").get_text(" "))
+    return "\n".join(p if isinstance(p, str) else "".join(p) for p in parts)
+
+
+def _check_executed(nb, where: str) -> list[str]:
+    problems = []
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    if not code:
+        problems.append(f"{where}: no code cells")
+    unrun = [i for i, c in enumerate(code) if c.get("execution_count") is None]
+    if unrun:
+        problems.append(f"{where}: code cells {unrun[:5]} were not executed")
+    if not any(c.get("outputs") for c in code):
+        problems.append(f"{where}: no outputs at all")
+    if "jupytext" in nb.metadata:
+        problems.append(f"{where}: still carries jupytext pairing metadata")
+    return problems
+
+
+def test_full_edition_offers_the_executed_notebook_and_the_source(site):
+    import jupytext
+
+    problems = []
+    for rel in chapter_pages(site):
+        links = download_links(site / rel)
+        if set(links) != {".ipynb", ".md"}:
+            problems.append(f"{rel}: download menu offers {sorted(links)}, not .ipynb and .md")
+            continue
+        stem = Path(rel).stem
+        source = ROOT / "book" / f"{stem}.md"
+        if links[".md"].read_text(encoding="utf-8") != source.read_text(encoding="utf-8"):
+            problems.append(f"{rel}: the .md download is not book/{stem}.md")
+        nb = nbformat.read(links[".ipynb"], as_version=4)
+        problems += _check_executed(nb, f"{rel} .ipynb")
+        want = [(c.cell_type, c.source) for c in jupytext.read(source).cells]
+        if [(c.cell_type, c.source) for c in nb.cells] != want:
+            problems.append(f"{rel}: the .ipynb download's cells differ from book/{stem}.md")
+    assert chapter_pages(site), "no chapter pages"
+    assert not problems, "\n".join(problems)
+
+
+def _solutions(full_page: BeautifulSoup):
+    """From a full-edition chapter page: [(solution id, its own shingles)], {exercise id:
+    its shingles}, and the number of code cells inside solutions."""
+    article = full_page.find("article") or full_page
+    boxes = article.select("div.solution")
+    rest = copy.copy(article)
+    for box in rest.select("div.solution"):
+        box.decompose()
+    elsewhere = _shingles(rest.get_text(" "))
+    solutions = []
+    for box in boxes:
+        body = copy.copy(box)
+        for title in body.select(".admonition-title"):
+            title.decompose()
+        solutions.append((box.get("id"), _shingles(body.get_text(" ")) - elsewhere))
+    exercises = {e["id"]: _shingles(e.get_text(" ")) for e in article.select("div.exercise[id]")}
+    code_cells = sum(len(box.select("div.cell")) for box in boxes)
+    return solutions, exercises, code_cells
+
+
+def test_student_edition_has_every_exercise_and_no_solution(site, student_site):
+    problems = []
+    total_solutions = 0
+    for rel in chapter_pages(site):
+        full_page = _soup(site / rel)
+        solutions, exercises, solution_cells = _solutions(full_page)
+        total_solutions += len(solutions)
+        student_page = student_site / rel
+        if not student_page.is_file():
+            problems.append(f"{rel}: missing from the student edition")
+            continue
+        soup = _soup(student_page)
+        student_html = _shingles(soup.get_text(" "))
+        links = download_links(student_page)
+        if set(links) != {".ipynb"}:
+            problems.append(f"{rel}: student download menu offers {sorted(links)}, not the notebook alone")
+            continue
+        nb = nbformat.read(links[".ipynb"], as_version=4)
+        full_nb = nbformat.read(download_links(site / rel)[".ipynb"], as_version=4)
+        problems += _check_executed(nb, f"student {rel} .ipynb")
+        student_words = _shingles(notebook_text(nb))
+        full_words = _shingles(notebook_text(full_nb))
+
+        for name, own in solutions:
+            if not own:
+                problems.append(f"{rel}: solution {name} has no text of its own to look for")
+            elif not own & full_words:
+                problems.append(f"{rel}: solution {name}'s text is not in the full notebook (the check is blind)")
+            if own & student_html:
+                problems.append(f"{rel}: student page shows solution {name}: {' '.join(sorted(own & student_html)[0])}")
+            if own & student_words:
+                problems.append(f"{rel}: student notebook holds solution {name}: {' '.join(sorted(own & student_words)[0])}")
+        if soup.select("div.solution"):
+            problems.append(f"{rel}: student page has solution boxes")
+        if re.search(r"\{solution(-start|-end)?\}", links[".ipynb"].read_text(encoding="utf-8")):
+            problems.append(f"{rel}: student notebook still has solution directives")
+
+        for name, own in exercises.items():
+            if not soup.find(id=name):
+                problems.append(f"{rel}: exercise {name} missing from the student page")
+            if not own & student_words:
+                problems.append(f"{rel}: the text of exercise {name} is not in the student notebook")
+        full_code = sum(c.cell_type == "code" for c in full_nb.cells)
+        student_code = sum(c.cell_type == "code" for c in nb.cells)
+        if full_code - student_code != solution_cells:
+            problems.append(
+                f"{rel}: student notebook has {student_code} code cells; expected {full_code} - {solution_cells} in solutions"
+            )
+    assert total_solutions >= 3 * len(chapter_pages(site)), f"only {total_solutions} solutions found in the full edition"
+    assert not problems, "\n".join(problems)
+
+
+def test_landing_pages_name_their_edition(site, student_site):
+    full = _soup(site / "book" / "index.html").get_text(" ")
+    student = _soup(student_site / "book" / "index.html").get_text(" ")
+    assert "You are reading the full edition" in " ".join(full.split())
+    assert "You are reading the student edition" in " ".join(student.split())
+    for text in (full, student):
+        flat = " ".join(text.split())
+        assert "The full edition" in flat and "The student edition" in flat
