@@ -13,6 +13,12 @@
     its row of ``E`` keeps its initial value exactly; a token that never occurs
     as a target still gets a gradient in ``U`` (every softmax pushes its logit
     down), and all such tokens are pushed the same way.
+
+`toklab.tinylm` (§4) is a different model on purpose: its embedding is *tied* (the
+same rows embed inputs and score outputs), so every row gets a gradient from the
+softmax and no row stays untouched; `EmbeddingLM` keeps the two matrices apart to
+show the input side alone. Like `tinylm`, it runs numpy with one BLAS thread
+(``threadpoolctl``): faster on these small matrices, and the same sums on every machine.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 __all__ = ["BigramLM", "EmbeddingLM"]
 
@@ -120,7 +127,8 @@ class EmbeddingLM:
     def log_probs(self, prev: Sequence[int]) -> np.ndarray:
         """``(len(prev), n_vocab)`` log-probabilities of the next token after each ID."""
         x = _ids_array(prev, self.n_vocab)
-        logits = self.E[x] @ self.U + self.b
+        with threadpool_limits(limits=1):
+            logits = self.E[x] @ self.U + self.b
         logits -= logits.max(axis=1, keepdims=True)
         return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
 
@@ -150,6 +158,11 @@ class EmbeddingLM:
         arr = _ids_array(ids, self.n_vocab)
         if arr.size < 2:
             raise ValueError("need at least two token IDs to train on a pair")
+        with threadpool_limits(limits=1):
+            return self._fit(arr, steps, batch_size, lr, weight_decay, seed)
+
+    def _fit(self, arr: np.ndarray, steps: int, batch_size: int, lr: float, weight_decay: float,
+             seed: int) -> list[float]:
         rng = np.random.default_rng(seed)
         beta1, beta2, eps = 0.9, 0.999, 1e-8
         losses = []
