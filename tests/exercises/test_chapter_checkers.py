@@ -78,76 +78,97 @@ def test_check_encode_chat_catches_injection_and_post_processing():
 # -------------------------------------- §1 metrics (toklab.exercises.ch01)
 
 
-def test_check_bits_per_byte_accepts_the_reference():
-    assert "passed" in ch01.check_bits_per_byte(metrics.bits_per_byte)
+def _good_corpus_bpb(documents, nlls, normalize=None):
+    if len(nlls) != len(documents):
+        raise ValueError("one list of losses per document")
+    total, n_bytes = 0.0, 0
+    for doc, losses in zip(documents, nlls):
+        if any(not math.isfinite(x) or x < 0 for x in losses):
+            raise ValueError("bad loss")
+        total += sum(losses)
+        n_bytes += len((doc if normalize is None else normalize(doc)).encode("utf-8"))
+    if not n_bytes:
+        raise ValueError("no bytes")
+    return total / (n_bytes * math.log(2))
+
+
+def test_check_bits_per_byte_accepts_the_reference_and_a_correct_version():
+    assert "passed" in ch01.check_bits_per_byte(ch01.reference_corpus_bits_per_byte)
+    assert "passed" in ch01.check_bits_per_byte(_good_corpus_bpb)
 
 
 def test_check_bits_per_byte_explains_missing_ln2():
+    def nats(documents, nlls, normalize=None):
+        return _good_corpus_bpb(documents, nlls, normalize) * math.log(2)
+
     with pytest.raises(AssertionError, match="nats per byte"):
-        ch01.check_bits_per_byte(lambda nll, b: nll / b)
+        ch01.check_bits_per_byte(nats)
 
 
 def test_check_bits_per_byte_requires_validation():
-    def no_checks(nll, b):
-        return nll / (b * math.log(2))
+    def no_checks(documents, nlls, normalize=None):
+        total = sum(sum(x) for x in nlls)
+        n_bytes = sum(len((d if normalize is None else normalize(d)).encode("utf-8")) for d in documents)
+        return total / (n_bytes * math.log(2))
 
-    with pytest.raises(AssertionError, match=r"expected: raises ValueError\n  got:      raised ZeroDivisionError"):
+    with pytest.raises(AssertionError, match=r"expected: raises ValueError\n  got:      returned "):
         ch01.check_bits_per_byte(no_checks)
 
-    def checks_bytes_only(nll, b):
-        if b <= 0:
-            raise ValueError("no bytes")
-        return nll / (b * math.log(2))
+    def checks_lengths_only(documents, nlls, normalize=None):
+        if len(nlls) != len(documents):
+            raise ValueError("lengths")
+        return no_checks(documents, nlls, normalize)
 
-    with pytest.raises(AssertionError, match=r"bits_per_byte\(-1.0, 8\)\n  expected: raises ValueError\n  got:      returned "):
-        ch01.check_bits_per_byte(checks_bytes_only)
+    with pytest.raises(AssertionError, match=r"\[\[1.0, -0.5\]\]\)\n  expected: raises ValueError"):
+        ch01.check_bits_per_byte(checks_lengths_only)
 
 
 def test_check_bits_per_byte_reports_crashes():
-    def crashes(nll, b):
+    def crashes(documents, nlls, normalize=None):
         raise RuntimeError("boom")
 
     with pytest.raises(AssertionError, match="RuntimeError"):
         ch01.check_bits_per_byte(crashes)
 
 
-def _good_tokens_per_unit(n_tokens, text, unit):
-    if unit == "bytes":
-        d = len(text.encode("utf-8"))
-    elif unit == "chars":
-        d = len(text)
-    else:
-        raise ValueError(unit)
-    if d == 0:
-        raise ValueError("empty")
-    return n_tokens / d
+def test_check_corpus_fertility_accepts_a_correct_version():
+    def good(tokenizer, documents, unit, segmenter=None):
+        units = sum(metrics.count_units(d, unit, segmenter) for d in documents)
+        if not units:
+            raise ValueError("no units")
+        return sum(len(tokenizer.encode(d)) for d in documents) / units
+
+    assert "passed" in ch01.check_corpus_fertility(good)
+    assert "passed" in ch01.check_corpus_fertility(ch01.reference_corpus_fertility)
 
 
-def test_check_tokens_per_unit_accepts_a_correct_version():
-    assert "passed" in ch01.check_tokens_per_unit(_good_tokens_per_unit)
-
-
-def test_check_tokens_per_unit_catches_char_for_byte():
-    with pytest.raises(AssertionError, match="tokens per char"):
-        ch01.check_tokens_per_unit(lambda n, text, unit: n / len(text))
-
-
-def test_check_tokens_per_unit_catches_inverse():
-    def inverse(n, text, unit):
-        return 1 / _good_tokens_per_unit(n, text, unit)
+def test_check_corpus_fertility_catches_the_inverse_and_chars_for_bytes():
+    def inverse(tokenizer, documents, unit, segmenter=None):
+        return 1 / ch01.reference_corpus_fertility(tokenizer, documents, unit, segmenter)
 
     with pytest.raises(AssertionError, match="inverse"):
-        ch01.check_tokens_per_unit(inverse)
+        ch01.check_corpus_fertility(inverse)
+
+    def chars_always(tokenizer, documents, unit, segmenter=None):
+        return ch01.reference_corpus_fertility(tokenizer, documents, "chars" if unit == "bytes" else unit, segmenter)
+
+    with pytest.raises(AssertionError, match="tokens per char"):
+        ch01.check_corpus_fertility(chars_always)
 
 
-def test_check_tokens_per_unit_requires_refusing_words():
-    def accepts_words(n, text, unit):
-        if unit == "words":
-            return n / max(1, len(text.split()))
-        return _good_tokens_per_unit(n, text, unit)
+def test_check_unigram_bits_per_byte_accepts_the_reference():
+    assert "32 cases passed" in ch01.check_unigram_bits_per_byte(ch01.reference_unigram_bits_per_byte)
 
-    with pytest.raises(AssertionError, match="named segmenter"):
-        ch01.check_tokens_per_unit(accepts_words)
+
+def test_reference_unigram_is_a_distribution_and_matches_the_uniform_model():
+    # With no training data every ID has probability 1 / V: BPB = n log2(V) / bytes.
+    assert math.isclose(ch01.reference_unigram_bits_per_byte([], [0, 1, 2], 3, 8), 3 * 3 / 3)
+    # Add-one probabilities over the whole vocabulary sum to one.
+    train = [0, 0, 1, 5]
+    probs = [2 ** (-ch01.reference_unigram_bits_per_byte(train, [t], 1, 6)) for t in range(6)]
+    assert math.isclose(sum(probs), 1.0)
+    with pytest.raises(ValueError, match="not an ID in range"):
+        ch01.reference_unigram_bits_per_byte([0], [6], 1, 6)
 
 
 # ---------------------------------- §3.3 Unicode (toklab.exercises.ch03_3)

@@ -94,14 +94,16 @@ def test_keyboard_interrupt_is_not_swallowed():
 
 
 def test_a_function_that_must_raise_but_returns_is_told_so():
-    def no_checks(nll, n_bytes):
-        return nll / (n_bytes * 0.6931471805599453) if n_bytes else 0.0
+    def no_checks(documents, nlls, normalize=None):
+        total = sum(sum(x) for x in nlls)
+        n_bytes = sum(len((d if normalize is None else normalize(d)).encode("utf-8")) for d in documents)
+        return total / (n_bytes * 0.6931471805599453)
 
     failure = _failure("ch01-ex1", no_checks)
-    assert failure.input == "my_bits_per_byte(4.0, 0)"
+    assert failure.input == "corpus_bits_per_byte(['one', 'two'], [[1.0]])"
     assert failure.expected == "raises ValueError"
-    assert failure.got == "returned 0.0"
-    assert "zero bytes" in failure.hint
+    assert failure.got == f"returned {1.0 / (6 * 0.6931471805599453)!r}"
+    assert "one list of losses per document" in failure.hint
 
 
 def test_the_readers_arguments_are_shown_as_they_were_passed():

@@ -16,7 +16,7 @@ from collections import Counter
 import pytest
 
 from toklab import bpe, decoders, patching, unicode, unigram, wordpiece
-from toklab.exercises import CheckFailure, get
+from toklab.exercises import CheckFailure, ch01, get
 
 
 def keep_pieces_before_a_dead_end(word, vocab):
@@ -83,12 +83,58 @@ def decode_bytes_but_keep_metaspace(pieces):
     return text
 
 
-def accepts_words(n_tokens, text, unit):
-    if unit == "words":
-        return n_tokens / max(1, len(text.split()))
-    if unit not in ("bytes", "chars") or not text:
-        raise ValueError(unit)
-    return n_tokens / (len(text.encode("utf-8")) if unit == "bytes" else len(text))
+def fertility_accepting_words_without_a_segmenter(tokenizer, documents, unit, segmenter=None):
+    if unit == "words" and segmenter is None:
+        segmenter = "whitespace"
+    return ch01.reference_corpus_fertility(tokenizer, documents, unit, segmenter)
+
+
+def fertility_by_str_split(tokenizer, documents, unit, segmenter=None):
+    if unit != "words":
+        return ch01.reference_corpus_fertility(tokenizer, documents, unit, segmenter)
+    if segmenter is None:
+        raise ValueError("no segmenter")
+    return sum(len(tokenizer.encode(d)) for d in documents) / sum(len(d.split()) for d in documents)
+
+
+def bpb_over_raw_bytes(documents, nlls, normalize=None):
+    return ch01.reference_corpus_bits_per_byte(documents, nlls)
+
+
+def bpb_upside_down(documents, nlls, normalize=None):
+    bpb = ch01.reference_corpus_bits_per_byte(documents, nlls, normalize)
+    return 1 / bpb if bpb else bpb
+
+
+def bpb_over_ln10(documents, nlls, normalize=None):
+    return ch01.reference_corpus_bits_per_byte(documents, nlls, normalize) * math.log(2) / math.log(10)
+
+
+def bpb_per_token(documents, nlls, normalize=None):
+    ch01.reference_corpus_bits_per_byte(documents, nlls, normalize)  # the same refusals
+    return sum(map(sum, nlls)) / (sum(map(len, nlls)) * math.log(2))
+
+
+def fertility_over_utf16_bytes(tokenizer, documents, unit, segmenter=None):
+    if unit != "bytes":
+        return ch01.reference_corpus_fertility(tokenizer, documents, unit, segmenter)
+    ch01.reference_corpus_fertility(tokenizer, documents, unit, segmenter)  # the same refusals
+    return sum(len(tokenizer.encode(d)) for d in documents) / sum(len(d.encode("utf-16-le")) for d in documents)
+
+
+def unigram_smoothing_seen_ids_only(train_ids, test_ids, n_test_bytes, vocab_size):
+    counts = Counter(train_ids)
+    total = len(train_ids) + len(counts)
+    return -sum(math.log((counts[i] + 1) / total) for i in test_ids) / (n_test_bytes * math.log(2))
+
+
+def unigram_trained_on_test_too(train_ids, test_ids, n_test_bytes, vocab_size):
+    return ch01.reference_unigram_bits_per_byte(list(train_ids) + list(test_ids), test_ids, n_test_bytes, vocab_size)
+
+
+def unigram_bits_per_token(train_ids, test_ids, n_test_bytes, vocab_size):
+    bpb = ch01.reference_unigram_bits_per_byte(train_ids, test_ids, n_test_bytes, vocab_size)
+    return bpb * n_test_bytes / len(test_ids)
 
 
 def reader_encode_chat(pipe, messages):
@@ -146,13 +192,16 @@ SLIPS = [
     ("ch00-ex2", lambda pipe, m: pipe.post_process(reader_encode_chat(pipe, m)), "do not run the post-processor"),
     ("ch00-ex2", lambda pipe, m: pipe.encode(pipe.render_chat(m), add_special_tokens=False),
      "must never make encoding fail"),
-    ("ch01-ex1", lambda nll, n: nll / (n * math.log(2)), "check the input yourself and raise ValueError"),
-    ("ch01-ex1", lambda nll, n: nll / (n * math.log(10)), "that divides by ln 10"),
-    ("ch01-ex1", lambda nll, n: n / (nll * math.log(2)), "upside down"),
-    ("ch01-ex2", lambda n, text, unit: (len(text.encode("utf-8")) if unit == "bytes" else len(text)) / n, "inverse"),
-    ("ch01-ex2", lambda n, text, unit: n / (len(text.encode("utf-16-le")) if unit == "bytes" else len(text)),
-     "UTF-16 bytes"),
-    ("ch01-ex2", accepts_words, "needs a named segmenter"),
+    ("ch01-ex1", bpb_over_raw_bytes, "bytes of the raw documents"),
+    ("ch01-ex1", bpb_per_token, "that is bits per token"),
+    ("ch01-ex1", bpb_upside_down, "upside down"),
+    ("ch01-ex1", bpb_over_ln10, "that divides by ln 10"),
+    ("ch01-ex2", fertility_accepting_words_without_a_segmenter, "needs a named segmenter"),
+    ("ch01-ex2", fertility_by_str_split, "str.split() pieces"),
+    ("ch01-ex2", fertility_over_utf16_bytes, "UTF-16 bytes"),
+    ("ch01-ex6", unigram_smoothing_seen_ids_only, "len(train_ids) + vocab_size"),
+    ("ch01-ex6", unigram_trained_on_test_too, "counts the test IDs too"),
+    ("ch01-ex6", unigram_bits_per_token, "that is bits per token"),
     ("ch02_1-ex1", lambda words, n: bpe.reference_train(words, n, tie_break="largest"), "a tie"),
     ("ch02_1-ex1", train_unweighted, "each distinct word was counted once"),
     ("ch02_1-ex1", train_counting_once, "rewrite every word"),

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from toklab import bpe, unigram
+from toklab import bpe, metrics, unigram
 from toklab.patching import hash_buckets
 from toklab import exercises
 from toklab.exercises import CHAPTERS, REGISTRY, CheckFailure, checkers, get
@@ -41,16 +41,23 @@ def encode_rendered_chat(pipe, messages):
     return pipe.encode(pipe.render_chat(messages), allowed_special="all", add_special_tokens=False)
 
 
-def nats_per_byte(total_nll_nats, n_bytes):
-    if n_bytes <= 0 or not math.isfinite(total_nll_nats) or total_nll_nats < 0:
+def macro_bits_per_byte(documents, nlls, normalize=None):
+    """Averages the per-document BPBs instead of dividing the corpus's NLL by its bytes."""
+    scored = [doc if normalize is None else normalize(doc) for doc in documents]
+    values = [sum(x) / (len(s.encode("utf-8")) * math.log(2)) for s, x in zip(scored, nlls) if s]
+    if len(nlls) != len(documents) or not values or any(not math.isfinite(v) or v < 0 for x in nlls for v in x):
         raise ValueError("no BPB")
-    return total_nll_nats / n_bytes
+    return sum(values) / len(values)
 
 
-def tokens_per_char_always(n_tokens, text, unit):
-    if unit not in ("bytes", "chars") or not text:
-        raise ValueError(unit)
-    return n_tokens / len(text)
+def fertility_of_joined_corpus(tokenizer, documents, unit, segmenter=None):
+    """Encodes the whole corpus as one string."""
+    return metrics.fertility(tokenizer, "".join(documents), unit, segmenter=segmenter).tokens_per_unit
+
+
+def unigram_without_smoothing(train_ids, test_ids, n_test_bytes, vocab_size):
+    counts = Counter(train_ids)
+    return -sum(math.log(counts[i] / len(train_ids)) for i in test_ids) / (n_test_bytes * math.log(2))
 
 
 def train_first_seen_tie(words, num_merges):
@@ -251,8 +258,9 @@ def mean_init_from_bytes(old, new, emb):
 SLIPS = {
     "ch00-ex1": (decode_token_by_token, "join all the tokens' bytes first"),
     "ch00-ex2": (encode_rendered_chat, "inject control tokens"),
-    "ch01-ex1": (nats_per_byte, "that is nats per byte"),
-    "ch01-ex2": (tokens_per_char_always, "that is tokens per char"),
+    "ch01-ex1": (macro_bits_per_byte, "mean of the per-document BPBs"),
+    "ch01-ex2": (fertility_of_joined_corpus, "encodes the documents joined"),
+    "ch01-ex6": (unigram_without_smoothing, "add one to every count"),
     "ch02_1-ex1": (train_first_seen_tie, "a tie. Break ties by the smallest pair"),
     "ch02_1-ex2": (encode_by_recounting, "that ignores the ranks"),
     "ch02_2-ex1": (shortest_match_first, "takes the shortest match"),

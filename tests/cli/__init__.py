@@ -1,0 +1,1 @@
+"""Tests of the command line, `python -m toklab` (`toklab.cli`)."""
