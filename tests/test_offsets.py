@@ -25,8 +25,9 @@ def _hf_offsets(encoding):
     return [tuple(o) for o in encoding.offsets]
 
 
-def test_byte_level_offsets_equal_hf_on_the_whole_corpus(real, corpus_texts):
-    _, tok, _ = real("cl100k_base")
+@pytest.mark.parametrize("name", REAL_NAMES)
+def test_byte_level_offsets_equal_hf_on_the_whole_corpus(real, corpus_texts, name):
+    _, tok, _ = real(name)
     hf = tok.as_pipeline().to_hf()
     lines = _lines(corpus_texts)
     for line in lines:
@@ -181,3 +182,87 @@ def test_offsets_contract(real, text, name, form):
             assert starts[a] <= x and y <= starts[b] and starts[a + 1] > x and starts[b - 1] < y
     # the spans advance through the text
     assert [a for a, _ in enc.offsets] == sorted(a for a, _ in enc.offsets)
+
+
+# Adversarial text: whitespace of every kind, CR/LF, digits, apostrophes, combining marks,
+# ligatures and full-width letters, CJK, emoji pieces and joiners, a lone surrogate, specials.
+_HARD = st.lists(st.sampled_from(list("ab AB'1 \n\r\t.,-") + [
+    "\u00e9", "e\u0301", "\u0301", "\u6ce8", "\u610f", "\U0001f642", "\U0001f468\u200d", "\ufe0f", "\u00a0",
+    "\u3000", "\u2028", "\u0085", "\ufb03", "\ufb01", "\uff21", "\uff11", "\u0130", "\u00df", "\u0627\u064e",
+    "\x0b", "\x1c", "'s", "'LL", "  ", "\r\n", "<|endoftext|>", "\udc80", "\ufffd", "\u9f98"]),
+    max_size=14).map("".join)
+
+
+def _hf_text(text):
+    """What HF sees for ``text``: a Python str with a lone surrogate cannot cross into Rust."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+@settings(max_examples=300)
+@given(text=_HARD, name=st.sampled_from(REAL_NAMES))
+def test_byte_level_offsets_equal_hf_on_adversarial_text(real, text, name):
+    _, tok, _ = real(name)
+    hf = _hf_pipeline(tok, None)
+    ours = tok.encode_with_offsets(text, allowed_special="all")
+    theirs = hf.encode(_hf_text(text), add_special_tokens=False)
+    assert list(ours.ids) == theirs.ids
+    assert list(ours.offsets) == _hf_offsets(theirs)
+
+
+@settings(max_examples=300)
+@given(text=_HARD, name=st.sampled_from(REAL_NAMES), form=st.sampled_from(["NFC", "NFKC", "NFD", "NFKD"]))
+def test_normalized_offsets_equal_hf_on_adversarial_text_except_by_design(real, text, name, form):
+    """Equal to HF unless normalization composes or reorders characters: there HF credits
+    the first source only, toklab every source (see test_nfkc_offsets_equal_hf_where_nothing_composes)."""
+    _, tok, _ = real(name)
+    pipe = toklab.Pipeline(tok, normalizer=form)
+    ours = pipe.encode_with_offsets(text, allowed_special="all")
+    theirs = _hf_pipeline(tok, form).encode(_hf_text(text), add_special_tokens=False)
+    assert list(ours.ids) == theirs.ids
+    if not _composes_or_reorders(_hf_text(text), form):
+        assert list(ours.offsets) == _hf_offsets(theirs)
+    else:  # by design: toklab's span covers HF's
+        for (a, b), (x, y) in zip(ours.offsets, _hf_offsets(theirs)):
+            assert a <= x and y <= b
+
+
+@settings(max_examples=300)
+@given(text=_HARD)
+def test_wordpiece_offsets_equal_hf_on_adversarial_text(text):
+    wp = small_wordpiece()
+    ours = wp.encode_with_offsets(text)
+    theirs = _hf_wordpiece().encode(_hf_text(text))
+    assert list(ours.ids) == theirs.ids
+    assert list(ours.offsets) == _hf_offsets(theirs)
+
+
+_HF_CACHE: dict = {}
+
+
+def _hf_pipeline(tok, form):
+    key = (tok.n_vocab, form)
+    if key not in _HF_CACHE:
+        _HF_CACHE[key] = toklab.Pipeline(tok, normalizer=form).to_hf()
+    return _HF_CACHE[key]
+
+
+def _hf_wordpiece():
+    if "wp" not in _HF_CACHE:
+        _HF_CACHE["wp"] = small_wordpiece().to_hf()
+    return _HF_CACHE["wp"]
+
+
+@settings(max_examples=300)
+@given(text=_HARD, name=st.sampled_from(REAL_NAMES), cut=st.integers(0, 3))
+def test_decode_with_offsets_equals_tiktoken_on_adversarial_text(real, text, name, cut):
+    """Whole encodings and encodings cut short (which may end inside a character)."""
+    _, tok, enc = real(name)
+    ids = tok.encode(text, allowed_special="all")
+    ids = ids[: max(0, len(ids) - cut)]
+    try:
+        expected = enc.decode_with_offsets(ids)
+    except UnicodeDecodeError:
+        with pytest.raises(ValueError, match="valid UTF-8"):
+            tok.decode_with_offsets(ids)
+    else:
+        assert tok.decode_with_offsets(ids) == expected
