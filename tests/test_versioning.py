@@ -131,3 +131,26 @@ def test_fingerprint_is_the_same_across_processes_and_hash_seeds():
         assert res.returncode == 0, res.stderr
         prints.add(res.stdout.strip())
     assert len(prints) == 1
+
+
+def test_a_saved_tokenizer_records_its_fingerprint(small_bpe, tmp_path):
+    path = tmp_path / "bpe.json"
+    written = versioning.save(small_bpe, path)
+    assert versioning.manifest_path(path) == tmp_path / "bpe.json.manifest.json"
+    assert written["fingerprint"] == versioning.fingerprint(small_bpe)
+    loaded = toklab.ByteBPE.load(path)
+    assert versioning.fingerprint(loaded) == written["fingerprint"]
+    versioning.check_manifest(loaded, versioning.manifest_path(path))
+    # BERT's vocab.txt holds the vocabulary only: reloaded with other normalizer options,
+    # the manifest names the component that was not saved
+    wp = small_wordpiece()
+    vocab_txt = tmp_path / "vocab.txt"
+    versioning.save(wp, vocab_txt)
+    versioning.check_manifest(toklab.WordPiece.load(vocab_txt), versioning.manifest_path(vocab_txt))
+    cased = toklab.WordPiece.load(vocab_txt, lowercase=False)
+    assert wp.encode("Hello World") != cased.encode("Hello World")
+    with pytest.raises(ValueError, match="its normalizer changed"):
+        versioning.check_manifest(cased, versioning.manifest_path(vocab_txt))
+    with pytest.raises(TypeError, match="has no save"):
+        versioning.save(toklab.Pipeline(small_bpe, normalizer="NFKC"), tmp_path / "pipe.json")
+    assert not (tmp_path / "pipe.json.manifest.json").exists()

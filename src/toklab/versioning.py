@@ -9,7 +9,9 @@ template, and the code that runs them (toklab's version, the Unicode tables of
 tokenizers can be compared component by component (`diff`); `fingerprint`
 hashes them all together. A manifest (`write_manifest`, `check_manifest`)
 records the fingerprint and the component hashes next to a saved tokenizer and
-names what changed when a tokenizer no longer matches it.
+names what changed when a tokenizer no longer matches it; `save` writes a
+tokenizer's own file and its manifest in one call, so the record cannot be
+forgotten.
 
 Every toklab tokenizer can be described: a `toklab.Pipeline` (and so
 `toklab.WordPiece`), a `toklab.ByteBPE`, a `toklab.Unigram`, a
@@ -47,6 +49,8 @@ __all__ = [
     "diff",
     "write_manifest",
     "check_manifest",
+    "manifest_path",
+    "save",
 ]
 
 #: The components of a fingerprint, in pipeline order.
@@ -236,3 +240,29 @@ def check_manifest(tokenizer: Any, path: str | os.PathLike) -> None:
             f"the tokenizer does not match {path}: its {', '.join(changed)} changed "
             f"(fingerprint {fingerprint(tokenizer)[:12]}..., manifest {str(manifest.get('fingerprint'))[:12]}...)"
         )
+
+
+def manifest_path(path: str | os.PathLike) -> Path:
+    """Where `save` puts the manifest of a tokenizer saved at ``path``: ``<path>.manifest.json``."""
+    path = Path(path)
+    return path.with_name(path.name + ".manifest.json")
+
+
+def save(tokenizer: Any, path: str | os.PathLike) -> dict[str, Any]:
+    """Save ``tokenizer`` with its own ``save(path)`` and its manifest at `manifest_path` ``(path)``.
+
+    Returns the manifest. The file holds what the tokenizer's format holds (a
+    `toklab.ByteBPE` file: pattern, merges, specials; BERT's ``vocab.txt``: the
+    vocabulary only); the manifest holds every component, so whoever loads the
+    file can `check_manifest` that nothing was lost or set differently. A
+    tokenizer without a ``save`` method (a `toklab.Pipeline` around a model)
+    raises TypeError: save its model and call `write_manifest` for the whole.
+    """
+    writer = getattr(tokenizer, "save", None)
+    if not callable(writer):
+        raise TypeError(
+            f"a {type(tokenizer).__name__} has no save(path): save its parts and call "
+            "versioning.write_manifest(tokenizer, path) for the whole"
+        )
+    writer(path)
+    return write_manifest(tokenizer, manifest_path(path))
