@@ -44,6 +44,28 @@ def test_alignment_rate_and_shapes():
     assert numbers.digit_runs("a 12, b 3456 and ٣٤ or １２") == ["12", "3456"]
 
 
+def test_real_vocabularies_three_generations_over_every_integer_below_10_5():
+    """r50k: BPE cuts whole runs irregularly; cl100k/o200k: groups of three from the left;
+    Mistral v1 (sentencepiece, split_digits) and Qwen (a bare \\p{N}): one digit per token."""
+    import sentencepiece as spm
+
+    from toklab import vocabs
+
+    ints = [str(n) for n in range(100_000)]
+
+    def bpe(tok):
+        return lambda s: [t.decode() for t in tok.tokens(tok.encode(s))]
+
+    spec = vocabs.qwen("qwen")
+    qwen = toklab.ByteBPE.from_ranks(spec.ranks, pattern=spec.pattern, special_tokens=spec.special_tokens)
+    mistral = spm.SentencePieceProcessor(model_file=str(vocabs.wheel_file("mistral-v1")))
+    mistral_cut = lambda s: [p for p in (x.replace("\u2581", "") for x in mistral.encode(s, out_type=str)) if p]  # noqa: E731
+    assert numbers.alignment_rate(ints, bpe(qwen)) == numbers.alignment_rate(ints, mistral_cut) == 1.0
+    for name in ("cl100k_base", "o200k_base"):
+        assert numbers.alignment_rate(ints, bpe(toklab.ByteBPE.from_tiktoken(name))) == 1000 / 100_000
+    assert 0.5 < numbers.alignment_rate(ints, bpe(toklab.ByteBPE.from_tiktoken("r50k_base"))) < 0.7
+
+
 def test_reindent_compiles_and_only_changes_indentation(corpus_texts):
     files = indentation.source_files(corpus_texts["code"])
     assert len(files) > 10
