@@ -96,6 +96,17 @@ def test_nfc_many_to_one_and_nfd_one_to_many():
     assert list(enc.ids) == pipe.encode(text)
 
 
+def _same_decode_with_offsets(tok, enc, ids):
+    """Both decode to the same text and offsets, or both refuse IDs that are not valid UTF-8."""
+    try:
+        expected = enc.decode_with_offsets(ids)
+    except UnicodeDecodeError:
+        with pytest.raises(ValueError, match="valid UTF-8"):
+            tok.decode_with_offsets(ids)
+    else:
+        assert tok.decode_with_offsets(ids) == expected
+
+
 @pytest.mark.parametrize("name", REAL_NAMES)
 def test_decode_with_offsets_equals_tiktoken(real, corpus_texts, name):
     _, tok, enc = real(name)
@@ -106,13 +117,7 @@ def test_decode_with_offsets_equals_tiktoken(real, corpus_texts, name):
     ordinary = sorted(tok.vocab)
     for _ in range(500):  # random IDs: valid UTF-8 or not, both libraries agree on which
         ids = [rng.choice(ordinary) for _ in range(rng.randint(0, 6))]
-        try:
-            expected = enc.decode_with_offsets(ids)
-        except UnicodeDecodeError:
-            with pytest.raises(ValueError, match="valid UTF-8"):
-                tok.decode_with_offsets(ids)
-        else:
-            assert tok.decode_with_offsets(ids) == expected
+        _same_decode_with_offsets(tok, enc, ids)
     special = tok.special_tokens["<|endoftext|>"]
     ids = tok.encode("a<|endoftext|>b", allowed_special="all")
     assert special in ids and tok.decode_with_offsets(ids) == enc.decode_with_offsets(ids)
@@ -259,10 +264,4 @@ def test_decode_with_offsets_equals_tiktoken_on_adversarial_text(real, text, nam
     _, tok, enc = real(name)
     ids = tok.encode(text, allowed_special="all")
     ids = ids[: max(0, len(ids) - cut)]
-    try:
-        expected = enc.decode_with_offsets(ids)
-    except UnicodeDecodeError:
-        with pytest.raises(ValueError, match="valid UTF-8"):
-            tok.decode_with_offsets(ids)
-    else:
-        assert tok.decode_with_offsets(ids) == expected
+    _same_decode_with_offsets(tok, enc, ids)
