@@ -86,8 +86,38 @@ def test_conventions_bos_eos_and_errors():
         rule_only.encode_with_offsets("a")
 
 
-def test_a_unigram_model_inside_a_pipeline_is_refused_by_name():
+_UNIGRAM_TEXT = st.lists(st.sampled_from(list("ab A1 \n.,") + ["the", " token", "\u6ce8", "\u9f98", "\U0001f642",
+                                                               "\ufb03", "\uff21", "e\u0301", "\u00e9", "~~"]),
+                         max_size=12).map("".join)
+
+
+@settings(max_examples=200)
+@given(text=_UNIGRAM_TEXT, name=st.sampled_from(["unigram-bytes", "unigram-unk"]),
+       form=st.sampled_from([None, "NFKC"]), pattern=st.sampled_from([None, "cl100k"]))
+def test_unigram_in_a_pipeline_spans_its_viterbi_pieces(text, name, form, pattern):
+    sp, _ = model(name)
+    unigram = toklab.Unigram.from_sentencepiece(sp)
+    pre = toklab.pre_tokenizers.RegexSplit(pattern) if pattern else None
+    pipe = toklab.Pipeline(unigram, normalizer=form, pre_tokenizer=pre)
+    enc = pipe.encode_with_offsets(text)
+    assert list(enc.ids) == pipe.encode(text)
+    assert [a for a, _ in enc.offsets] == sorted(a for a, _ in enc.offsets)
+    assert all(0 <= a < b <= len(text) for a, b in enc.offsets)
+    if form is None:  # no normalization: known pieces spell their span, unknown runs are covered
+        for i, (a, b) in zip(enc.ids, enc.offsets):
+            if unigram.kind(i) == "normal":
+                assert text[a:b] == unigram.id_to_token(i)
+        if unigram.byte_fallback:  # byte pieces: their exact bytes, in order
+            data = text.encode("utf-8")
+            for i, (x, y) in zip(enc.ids, enc.byte_offsets):
+                if unigram.kind(i) == "byte":
+                    assert y == x + 1 and unigram.id_to_token(i) == f"<0x{data[x]:02X}>"
+
+
+def test_a_unigram_model_inside_a_pipeline_unknown_runs():
     sp, _ = model("unigram-unk")
-    pipe = toklab.Pipeline(toklab.Unigram.from_sentencepiece(sp))
-    with pytest.raises(TypeError, match="Unigram model"):
-        pipe.encode_with_offsets("two  spaces")
+    unigram = toklab.Unigram.from_sentencepiece(sp)
+    text = "a\u9f98\u9f98\u9f98b"
+    enc = toklab.Pipeline(unigram).encode_with_offsets(text)
+    unk = [span for i, span in zip(enc.ids, enc.offsets) if i == unigram.unk_id]
+    assert unk == [(1, 4)]  # one unknown ID for the run, spanning all of it

@@ -27,8 +27,9 @@ and for each token the index of the first character holding one of its bytes.
 
 Supported stages: no normalizer, the Unicode normal forms and BERT's
 normalizer; a regex pre-tokenizer, BERT's, or none; byte-level BPE and
-WordPiece models. Anything else (a Unigram model inside a Pipeline, say)
-raises TypeError naming the stage.
+WordPiece and Unigram models (a Unigram by its Viterbi surfaces; wrap a bare
+`toklab.Unigram` as ``Pipeline(unigram)``). Anything else raises TypeError
+naming the stage.
 
 A `toklab.SentencePieceTokenizer` has its own front end (compiled table, user
 symbols, whitespace rules, ``▁``), so `sentencepiece_offsets` follows
@@ -149,7 +150,39 @@ def _token_spans(model: Any, chunk: str, ids: Sequence[int]) -> list[tuple[Span,
             out.append(((pos, pos + n), None))
             pos += n
         return out
+    if hasattr(model, "viterbi") and hasattr(model, "byte_fallback"):  # Unigram
+        return _unigram_spans(model, chunk, len(ids))
     raise TypeError(f"offsets for a {type(model).__name__} model are not supported")
+
+
+def _unigram_spans(model: Any, chunk: str, n_ids: int) -> list[tuple[Span, Span | None]]:
+    """Spans of a Unigram model's IDs for ``chunk``, from its Viterbi surfaces: a run of
+    unknown characters is one ID spanning the run; a byte-fallback piece spans the
+    character holding its byte, and its byte span is that exact byte."""
+    starts = _byte_starts(chunk)
+    out: list[tuple[Span, Span | None]] = []
+    byte = 0
+    prev_unk = False
+    for surface in model.viterbi(chunk):
+        kind = model.kind(surface) if surface in model else "unknown"
+        if kind == "byte":
+            first, last = bisect.bisect_right(starts, byte) - 1, bisect.bisect_left(starts, byte + 1)
+            out.append(((first, last), (byte, byte + 1)))
+            byte += 1
+            prev_unk = False
+            continue
+        end = byte + len(surface.encode("utf-8"))
+        span = (bisect.bisect_left(starts, byte), bisect.bisect_left(starts, end))
+        unknown = kind not in ("normal", "user")
+        if unknown and prev_unk:
+            out[-1] = ((out[-1][0][0], span[1]), None)
+        else:
+            out.append((span, None))
+        prev_unk = unknown
+        byte = end
+    if len(out) != n_ids:
+        raise ValueError(f"the Viterbi surfaces of {chunk!r} do not match its {n_ids} IDs")
+    return out
 
 
 def encode_with_offsets(
