@@ -31,8 +31,9 @@ as Hugging Face ``tokenizers`` names it:
   (code whitespace), `glitch` (partial-UTF-8 and unreachable tokens, norm
   indicators) with `toylm` (two tiny numpy models for the demos), `healing`
   (tiktoken's ``encode_with_unstable``, token healing, a token trie), `batching`
-  (attention vs loss masks, packing), `offsets` (spans in the original text;
-  tiktoken's ``decode_with_offsets``), `versioning` (fingerprints and manifests);
+  (attention vs loss masks, packing), `offsets` (spans in the original text, as HF
+  ``tokenizers`` and sentencepiece report them; tiktoken's ``decode_with_offsets``),
+  `versioning` (fingerprints, manifests, saving with a manifest);
 - `corpus`: the bundled multilingual corpus; `viz`: token-boundary views;
 - `exercises`: checkers for the book's coding exercises; `book`: chapter helpers.
 
