@@ -48,6 +48,39 @@ def test_wordpiece_offsets_equal_hf_on_the_whole_corpus(corpus_texts):
         assert list(ours.offsets) == _hf_offsets(theirs), line
 
 
+def _real_bert(name):
+    from toklab import vocabs
+
+    if name not in _HF_CACHE:
+        vocab = vocabs.bert_vocab(name)
+        unk = "[UNK]" if "[UNK]" in vocab else "[unk]"  # blingfire's table spells its specials in lower case
+        wp = toklab.WordPiece(vocab, unk_token=unk, lowercase=name.endswith("uncased"))
+        _HF_CACHE[name] = (wp, wp.to_hf())
+    return _HF_CACHE[name]
+
+
+@pytest.mark.parametrize("name", ["bert-base-uncased", "bert-base-cased"])
+def test_real_bert_offsets_equal_hf_on_the_whole_corpus(corpus_texts, name):
+    wp, hf = _real_bert(name)
+    for line in _lines(corpus_texts):
+        ours, theirs = wp.encode_with_offsets(line), hf.encode(line)
+        assert list(ours.ids) == theirs.ids, line
+        assert list(ours.offsets) == _hf_offsets(theirs), line
+
+
+@settings(max_examples=200)
+@given(text=st.lists(st.sampled_from(["Caf\u00e9", " NA\u00cfVE", "\u0130stanbul", " \u6ce8\u610f", "\ufb01le", "\uff21",
+                                       "e\u0301", " un", "##", "believable", "\u00df", "\t", "\n", "  ", "'s", ",",
+                                       "\U0001f642", "\x00", "\u200d", "\u00a0", "[UNK]", "[SEP]"]),
+                     max_size=10).map("".join),
+       name=st.sampled_from(["bert-base-uncased", "bert-base-cased"]))
+def test_real_bert_offsets_equal_hf_on_adversarial_text(text, name):
+    wp, hf = _real_bert(name)
+    ours, theirs = wp.encode_with_offsets(text), hf.encode(text)
+    assert list(ours.ids) == theirs.ids
+    assert list(ours.offsets) == _hf_offsets(theirs)
+
+
 def test_bert_cases_lowercase_accents_cjk():
     wp = small_wordpiece()
     hf = wp.to_hf()
