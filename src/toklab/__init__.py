@@ -35,7 +35,12 @@ as Hugging Face ``tokenizers`` names it:
   ``tokenizers`` and sentencepiece report them; tiktoken's ``decode_with_offsets``),
   `versioning` (fingerprints, manifests, saving with a manifest);
 - `corpus`: the bundled multilingual corpus; `viz`: token-boundary views;
-- `exercises`: checkers for the book's coding exercises; `book`: chapter helpers.
+- `exercises`: checkers for the book's coding exercises; `book`: chapter helpers;
+- `drills`: fresh practice problems for interviews, each with a checker that names the likely
+  mistake (§8); `sanity`: the eight invariants of the from-scratch demos D01-D08 as one check
+  (the appendix); `tour`: the package's map of itself and its reference-fast pairs (§7);
+- `cli`: ``python -m toklab`` (encode, decode, show, train, compare, exercises, check,
+  grade, drill, sanity), one registry of subcommands.
 
 The trainers are `toklab.train_bpe`, `toklab.train_wordpiece` and
 `toklab.train_unigram` (the ``train`` function of each algorithm package).

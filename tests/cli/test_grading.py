@@ -122,7 +122,7 @@ def test_each_alias_is_allowed_by_its_exercise_and_used_by_its_solution(label):
 def test_bad_arguments_are_one_line(toklab, tmp_path):
     path = _write(tmp_path, "good.py", GOOD)
     cases = [
-        (("check", "ch09-ex1", path), 2, "no checker for exercise 'ch09-ex1'"),
+        (("check", "ch09-ex7", path), 2, "no checker for exercise 'ch09-ex7'"),
         (("check", "ch00-ex3", path), 2, "python -m toklab exercises lists them all"),
         (("check", "ch02_1-ex2", tmp_path / "missing.py"), 1, "no such file"),
         (("check", "ch02_1-ex2", tmp_path), 1, "is not a file"),

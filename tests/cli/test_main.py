@@ -11,7 +11,7 @@ import pytest
 from toklab import cli
 from toklab.cli.base import Command, CommandError
 
-EXPECTED = ["encode", "decode", "show", "train", "compare", "exercises", "check", "grade"]
+EXPECTED = ["encode", "decode", "show", "train", "compare", "exercises", "check", "grade", "drill", "sanity"]
 
 
 def test_every_subcommand_is_registered_once_in_order():
@@ -44,7 +44,7 @@ def _plugin(run):
     def configure(parser):
         parser.add_argument("topic", nargs="?", default="bpe")
 
-    module.COMMANDS = (Command("drill", "practice problems", configure, run),)
+    module.COMMANDS = (Command("hello", "say hello", configure, run),)
     return module
 
 
@@ -53,23 +53,23 @@ def test_a_new_module_and_one_line_add_a_subcommand(toklab, monkeypatch):
 
     def run(args):
         seen.append(args.topic)
-        print(f"drilling {args.topic}")
+        print(f"hello {args.topic}")
         return 0
 
     monkeypatch.setitem(sys.modules, "toklab_test_plugin", _plugin(run))
     monkeypatch.setattr(cli, "COMMAND_MODULES", (*cli.COMMAND_MODULES, "toklab_test_plugin"))
-    result = toklab("drill", "wordpiece")
-    assert result.status == 0 and result.out == "drilling wordpiece\n" and seen == ["wordpiece"]
-    assert "drill" in toklab("--help").out
+    result = toklab("hello", "wordpiece")
+    assert result.status == 0 and result.out == "hello wordpiece\n" and seen == ["wordpiece"]
+    assert "hello" in toklab("--help").out
 
 
 def test_errors_from_a_command_are_one_line_with_the_right_status(toklab, monkeypatch):
     outcomes = {
-        "command": (CommandError("the input is wrong"), 1, "toklab drill: error: the input is wrong"),
-        "usage": (CommandError("give one", status=2), 2, "toklab drill: error: give one"),
-        "value": (ValueError("bad\nvalue"), 1, "toklab drill: error: bad value"),
-        "key": (KeyError("no such token"), 1, "toklab drill: error: no such token"),
-        "os": (FileNotFoundError(2, "No such file or directory"), 1, "toklab drill: error: [Errno 2] No such file"),
+        "command": (CommandError("the input is wrong"), 1, "toklab hello: error: the input is wrong"),
+        "usage": (CommandError("give one", status=2), 2, "toklab hello: error: give one"),
+        "value": (ValueError("bad\nvalue"), 1, "toklab hello: error: bad value"),
+        "key": (KeyError("no such token"), 1, "toklab hello: error: no such token"),
+        "os": (FileNotFoundError(2, "No such file or directory"), 1, "toklab hello: error: [Errno 2] No such file"),
     }
     for kind, (exc, status, line) in outcomes.items():
         def run(args, exc=exc):
@@ -77,7 +77,7 @@ def test_errors_from_a_command_are_one_line_with_the_right_status(toklab, monkey
 
         monkeypatch.setitem(sys.modules, "toklab_test_plugin", _plugin(run))
         monkeypatch.setattr(cli, "COMMAND_MODULES", ("toklab_test_plugin",))
-        result = toklab("drill")
+        result = toklab("hello")
         assert result.status == status, kind
         assert result.error().startswith(line), (kind, result.err)
 
@@ -88,13 +88,13 @@ def test_a_bug_is_one_line_unless_a_traceback_is_asked_for(toklab, monkeypatch):
 
     monkeypatch.setitem(sys.modules, "toklab_test_plugin", _plugin(run))
     monkeypatch.setattr(cli, "COMMAND_MODULES", ("toklab_test_plugin",))
-    result = toklab("drill")
+    result = toklab("hello")
     assert result.status == 3
     assert result.err.count("\n") == 1 and "internal error: TypeError: unsupported operand" in result.err
     assert "TOKLAB_TRACEBACK=1" in result.err
     monkeypatch.setenv("TOKLAB_TRACEBACK", "1")
     with pytest.raises(TypeError):
-        cli.main(["drill"])
+        cli.main(["hello"])
 
 
 def test_a_closed_pipe_is_not_an_error():

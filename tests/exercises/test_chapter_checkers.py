@@ -177,9 +177,9 @@ def test_reference_unigram_is_a_distribution_and_matches_the_uniform_model():
 def test_exercise_checkers():
     from toklab.exercises import ch03_3
 
-    assert "agree" in ch03_3.check_utf16_length(tu.utf16_length)
+    assert "agree" in ch03_3.check_truncate_utf16(ch03_3.check_truncate_utf16.exercise.reference)
     with pytest.raises(AssertionError, match="surrogate pair"):
-        ch03_3.check_utf16_length(len)
+        ch03_3.check_truncate_utf16(lambda text, limit: text[:limit])
     assert "agree" in ch03_3.check_byte_span_to_char_span(tu.byte_span_to_char_span)
 
     def no_widening(text, start, end):  # treats byte offsets as character offsets

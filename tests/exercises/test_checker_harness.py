@@ -44,12 +44,12 @@ def test_report_is_one_block_with_the_fields_in_order():
 
 
 def test_later_cases_are_numbered():
-    def right_until_ten(text):
-        return len(text) if len(text) < 10 else 0
+    def right_until_ten(text, limit):
+        return get("ch03_3-ex1").reference(text, limit) if len(text) < 10 else ""
 
     failure = _failure("ch03_3-ex1", right_until_ten)
     assert failure.number > 1
-    assert str(failure).startswith(f"ch03_3-ex1: utf16_length fails case {failure.number}\n")
+    assert str(failure).startswith(f"ch03_3-ex1: truncate_utf16 fails case {failure.number}\n")
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -80,7 +80,7 @@ def test_an_answer_the_checker_cannot_compare_is_a_failure():
         def __repr__(self):
             raise ValueError("no repr either")
 
-    failure = _failure("ch03_3-ex1", lambda text: Unequal())
+    failure = _failure("ch03_3-ex1", lambda text, limit: Unequal())
     assert "cannot compare" in failure.got
     assert isinstance(failure.__cause__, TypeError)
 
@@ -90,7 +90,7 @@ def test_keyboard_interrupt_is_not_swallowed():
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        ch03_3.check_utf16_length(interrupted)
+        ch03_3.check_truncate_utf16(interrupted)
 
 
 def test_a_function_that_must_raise_but_returns_is_told_so():
@@ -117,7 +117,7 @@ def test_the_readers_arguments_are_shown_as_they_were_passed():
 
 
 def test_failure_survives_pickling():
-    failure = _failure("ch03_3-ex1", len)
+    failure = _failure("ch03_3-ex1", lambda text, limit: text[:limit])
     again = pickle.loads(pickle.dumps(failure))
     assert isinstance(again, CheckFailure)
     assert again.fields() == failure.fields()
@@ -193,7 +193,7 @@ def test_registration_refuses_a_bad_function_name():
 def test_any_exception_is_reported_on_one_line_of_one_block(message, name):
     error = {"ValueError": ValueError, "KeyError": KeyError, "ZeroDivisionError": ZeroDivisionError}[name]
 
-    def raises(text):
+    def raises(text, limit):
         raise error(message)
 
     failure = _failure("ch03_3-ex1", raises)

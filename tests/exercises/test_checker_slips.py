@@ -8,6 +8,7 @@ extended), so that a hint that stops recognising its mistake fails a test.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
 import re
 import unicodedata
@@ -15,7 +16,7 @@ from collections import Counter
 
 import pytest
 
-from toklab import bpe, decoders, patching, unicode, unigram, wordpiece
+from toklab import bpe, decoders, patching, sentencepiece_model, unicode, unigram, wordpiece
 from toklab.exercises import CheckFailure, ch01, get
 
 
@@ -69,6 +70,36 @@ def escape_prefix_then_strip(text, add_dummy_prefix=True, remove_extra_whitespac
     if remove_extra_whitespaces:
         text = re.sub(" +", " ", text).strip(" ")
     return text.replace(" ", "\u2581").rstrip("\u2581") if remove_extra_whitespaces else text.replace(" ", "\u2581")
+
+
+def truncate_counting_utf8(text, limit):
+    """Whole graphemes, but counted in UTF-8 bytes."""
+    kept, used = "", 0
+    for grapheme in unicode.graphemes(text):
+        used += len(grapheme.encode("utf-8"))
+        if used > limit:
+            break
+        kept += grapheme
+    return kept
+
+
+def _group_runs(text, is_number):
+    pieces, run = [], ""
+    for ch in text + " ":
+        if is_number(ch):
+            run += ch
+        else:
+            pieces += [run[i : i + 3] for i in range(0, len(run), 3)]
+            run = ""
+    return pieces
+
+
+def group_digits_isdigit(text):
+    return _group_runs(text, str.isdigit)
+
+
+def group_digits_isnumeric(text):
+    return _group_runs(text, str.isnumeric)
 
 
 def decode_bytes_but_keep_metaspace(pieces):
@@ -169,6 +200,26 @@ def shortest_pieces_viterbi(text, scores):
     return out[::-1]
 
 
+def greedy_from_the_right(word, vocab):
+    """Longest piece first, from the end of the word backwards."""
+    pieces, end = [], len(word)
+    while end:
+        start = next((s for s in range(end) if word[s:end] in vocab), None)
+        if start is None:
+            raise ValueError(f"{word!r} cannot be segmented")
+        pieces.insert(0, word[start:end])
+        end = start
+    return pieces
+
+
+def fewest_pieces_or_characters(word, vocab):
+    """Right when a segmentation exists; falls back to single characters instead of raising."""
+    try:
+        return unigram.reference_viterbi(word, {p: -1.0 for p in vocab})
+    except ValueError:
+        return list(word)
+
+
 def rise_towards_the_next_byte(entropies, threshold, rule):
     if rule == "global":
         return patching.patch_starts(entropies, threshold, rule).tolist()
@@ -219,6 +270,10 @@ SLIPS = [
     ("ch02_3-ex3", lambda wc, probs: unigram.reference_expected_counts({w: 1 for w in wc}, probs),
      "multiply a word's expected counts by its count"),
     ("ch02_3-ex3", expected_counts_unnormalized, "divided by the word's total probability"),
+    ("ch02_4-ex5", greedy_from_the_right, "from the right end"),
+    ("ch02_4-ex5", lambda word, vocab: list(word), "every piece must be in vocab"),
+    ("ch02_4-ex5", fewest_pieces_or_characters, "must raise ValueError"),
+    ("ch02_4-ex5", lambda word, vocab: [word] if word in vocab else list(word), "must be in vocab"),
     ("ch03_1-ex1", lambda: {b: chr(b) for b in range(256)}, "is shifted: the n-th shifted byte"),
     ("ch03_1-ex1", lambda: {b: chr(256 + b) for b in range(256)}, "keeps it unchanged"),
     ("ch03_1-ex1", lambda: {b: chr(b % 128) for b in range(256)}, "bijection"),
@@ -227,8 +282,19 @@ SLIPS = [
     ("ch03_2-ex1", escape_keeping_trailing_literal, "a literal ▁ is not a space"),
     ("ch03_2-ex1", escape_prefix_then_strip, "after the extra whitespace is removed"),
     ("ch03_2-ex2", decode_bytes_but_keep_metaspace, "▁ in an ordinary piece is a space"),
-    ("ch03_3-ex1", lambda text: len(text.encode("utf-8")), "UTF-8 bytes"),
-    ("ch03_3-ex1", lambda text: len(text.encode("utf-16-le")), "UTF-16 *bytes*"),
+    ("ch03_2-ex5", lambda blob: hashlib.sha256(repr(sentencepiece_model.parse_model_proto(blob)).encode()).hexdigest(),
+     "rules for the trainer"),
+    ("ch03_2-ex5", lambda blob: hashlib.sha256(repr(sentencepiece_model.parse_model_proto(blob)[0]).encode()).hexdigest(),
+     "normalizer spec's flags"),
+    ("ch03_2-ex5", lambda blob: hash(repr(sentencepiece_model.parse_model_proto(blob)[0])), "PYTHONHASHSEED"),
+    ("ch03_3-ex1", lambda text, limit: text.encode("utf-16-le")[: 2 * limit].decode("utf-16-le", "ignore"),
+     "you cut inside a grapheme"),
+    ("ch03_3-ex1", truncate_counting_utf8, "that counts UTF-8 bytes"),
+    ("ch03_3-ex1", lambda text, limit: text if limit < 0 else text[:0], "yours stops earlier"),
+    ("ch03_1-ex2", group_digits_isdigit, "str.isdigit() is False"),
+    ("ch03_1-ex2", group_digits_isnumeric, "not the numeric property"),
+    ("ch03_1-ex2", lambda text: [m for r in re.findall("[0-9]+", text) for m in (r[i : i + 3] for i in range(0, len(r), 3))],
+     "only ASCII digits were grouped"),
     ("ch03_3-ex2", lambda text, start, end: (start, end), "*byte* offsets"),
     ("ch06-ex1", rise_towards_the_next_byte, "the rise into byte i"),
     ("ch06-ex1", lambda e, t, rule: patching.patch_starts(e, t, rule).tolist()[1:], "the first byte always starts"),

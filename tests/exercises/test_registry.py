@@ -11,6 +11,7 @@ checker and the function the reader has to write.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
 import re
 from collections import Counter
@@ -101,6 +102,18 @@ def shortest_match_first(word, vocab):
     return pieces
 
 
+def greedy_longest_piece(word, vocab):
+    """Longest piece first at every position, as WordPiece's encoder does (without ##)."""
+    pieces, start = [], 0
+    while start < len(word):
+        end = next((e for e in range(len(word), start, -1) if word[start:e] in vocab), None)
+        if end is None:
+            raise ValueError(f"{word!r} cannot be segmented")
+        pieces.append(word[start:end])
+        start = end
+    return pieces
+
+
 def forward_with_max(text, probs):
     table = [1.0] + [0.0] * len(text)
     for end in range(1, len(text) + 1):
@@ -170,6 +183,18 @@ def decode_with_python_replace(pieces):
         run.clear()
         out.append(piece.replace("\u2581", " "))
     return "".join(out) + bytes(run).decode("utf-8", errors="replace")
+
+
+def truncate_code_points(text, limit):
+    """Keeps the first `limit` code points, as if the limit counted code points."""
+    if limit < 0:
+        raise ValueError(limit)
+    return text[:limit]
+
+
+def fingerprint_of_the_file(model_proto):
+    """Hashes the file's bytes, training record included."""
+    return hashlib.sha256(model_proto).hexdigest()
 
 
 def char_span_rounding_down(text, start, end):
@@ -254,6 +279,46 @@ def mean_init_from_bytes(old, new, emb):
     return out
 
 
+def delta_by_occurrences(word, pair):
+    """Patches the counts around each occurrence as if the others were not there."""
+    out = Counter()
+    for i in range(len(word) - 1):
+        if (word[i], word[i + 1]) == pair:
+            new = word[i] + word[i + 1]
+            out[pair] -= 1
+            if i > 0:
+                out[(word[i - 1], word[i])] -= 1
+                out[(word[i - 1], new)] += 1
+            if i + 2 < len(word):
+                out[(word[i + 1], word[i + 2])] -= 1
+                out[(new, word[i + 2])] += 1
+    return {p: d for p, d in out.items() if d}
+
+
+def log_of_linear_forward(text, scores):
+    table = unigram.reference_forward(text, {p: math.exp(s) for p, s in scores.items()})
+    return [math.log(x) if x > 0 else -math.inf for x in table]
+
+
+def backoff_one_token(merges, text, k):
+    """Token healing's one-token back-off: 1 whenever the cut is unstable."""
+    prompt = bpe.reference_encode(list(text[:k]), merges)
+    full = bpe.reference_encode(list(text), merges)
+    return 0 if full[: len(prompt)] == prompt else 1
+
+
+def canonical_ids(tokenizer, text):
+    return tokenizer.encode_ordinary(text)
+
+
+def round_trip_by_ids(tokenizer, texts):
+    """Checks encode(decode(ids)) == ids, the other direction, which a normalizer passes."""
+    for text in texts:
+        ids = tokenizer.encode(text)
+        assert tokenizer.encode(tokenizer.decode(ids)) == ids, text
+    return f"{len(texts)} texts"
+
+
 #: label -> (a typical slip, a phrase of the hint that names it)
 SLIPS = {
     "ch00-ex1": (decode_token_by_token, "join all the tokens' bytes first"),
@@ -267,11 +332,13 @@ SLIPS = {
     "ch02_3-ex1": (forward_with_max, "forward *sums* over all of them"),
     "ch02_3-ex2": (viterbi_greedy, "greedy longest-match segmentation"),
     "ch02_3-ex3": (viterbi_counts, "is hard EM"),
+    "ch02_4-ex5": (greedy_longest_piece, "greedy longest-match-first"),
     "ch03_1-ex1": (keeps_the_space, "is printable but whitespace"),
     "ch03_1-ex2": (thousands_from_the_right, "the short piece belongs at the end"),
     "ch03_2-ex1": (escape_with_split, "a tab or newline is an ordinary character"),
     "ch03_2-ex2": (decode_with_python_replace, "becomes its own U+FFFD"),
-    "ch03_3-ex1": (len, "surrogate pair"),
+    "ch03_2-ex5": (fingerprint_of_the_file, "not the file's bytes"),
+    "ch03_3-ex1": (truncate_code_points, "surrogate pair"),
     "ch03_3-ex2": (char_span_rounding_down, "round the end up"),
     "ch04_1-ex1": (truncate_keeps_last_merges, "those are the *last* merges"),
     "ch04_2-ex1": (premium_per_byte, "compares compression"),
@@ -284,6 +351,11 @@ SLIPS = {
     "ch06-ex1": (patch_starts_at_or_above, "strictly above the threshold"),
     "ch06-ex2": (threshold_aiming_at_n_over_m, "one patch too many"),
     "ch06-ex3": (colliding_pairs, "count code points"),
+    "ch07-ex1": (delta_by_occurrences, "form a new pair"),
+    "ch07-ex2": (log_of_linear_forward, "underflows"),
+    "ch08-ex1": (backoff_one_token, "one token is not enough"),
+    "ch08-ex2": (canonical_ids, "return None"),
+    "ch09-ex1": (round_trip_by_ids, "the other direction"),
 }
 
 

@@ -118,6 +118,19 @@ def _solutions(full_page: BeautifulSoup):
     return solutions, exercises, code_cells
 
 
+def _gated_solution_code_cells(nb) -> int:
+    """Code cells between a ``solution-start`` and its ``solution-end`` in a notebook,
+    hidden ones (``remove-cell``, which leave no trace in the HTML) included."""
+    inside, count = False, 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for marker in re.findall(r"\{solution-(start|end)\}", cell.source):
+                inside = marker == "start"  # the last marker in the cell decides
+        elif cell.cell_type == "code" and inside:
+            count += 1
+    return count
+
+
 def test_student_edition_has_every_exercise_and_no_solution(site, student_site):
     problems = []
     total_solutions = 0
@@ -160,6 +173,10 @@ def test_student_edition_has_every_exercise_and_no_solution(site, student_site):
                 problems.append(f"{rel}: exercise {name} missing from the student page")
             if not own & student_words:
                 problems.append(f"{rel}: the text of exercise {name} is not in the student notebook")
+        hidden_ok = solution_cells <= _gated_solution_code_cells(full_nb)
+        if not hidden_ok:
+            problems.append(f"{rel}: the page shows {solution_cells} code cells in solutions, the notebook gates fewer")
+        solution_cells = _gated_solution_code_cells(full_nb)
         full_code = sum(c.cell_type == "code" for c in full_nb.cells)
         student_code = sum(c.cell_type == "code" for c in nb.cells)
         if full_code - student_code != solution_cells:

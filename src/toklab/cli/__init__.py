@@ -10,20 +10,22 @@
 - `compare`: ``compare`` (bytes/token, chars/token, token counts side by side);
 - `listing`: ``exercises`` (every exercise of the book, its difficulty, whether it has a checker);
 - `grading`: ``check`` and ``grade`` (a student's file against an exercise's checker);
-- `sandbox`: one submission in its own process, with a time and a memory limit.
+- `sandbox`: one submission in its own process, with a time and a memory limit;
+- `drill`: ``drill`` (practice problems from `toklab.drills`, interactive in a terminal);
+- `sanity`: ``sanity`` (the eight invariants of `toklab.sanity`, PASS/FAIL per line).
 
 Adding a subcommand: write a module here that defines ``COMMANDS``, a tuple of
 `Command`, and add its name to `COMMAND_MODULES`. Nothing else changes:
 `main` builds the parser from that list, in that order, and turns errors into
 one line each::
 
-    # toklab/cli/drill.py
+    # toklab/cli/hello.py
     from .base import Command
 
-    def _configure(parser): parser.add_argument("topic", nargs="?")
-    def _run(args): ...; return 0
+    def _configure(parser): parser.add_argument("name", nargs="?", default="world")
+    def _run(args): print(f"hello, {args.name}"); return 0
 
-    COMMANDS = (Command("drill", "practice problems, checked", _configure, _run),)
+    COMMANDS = (Command("hello", "say hello", _configure, _run),)
 
 Exit status: 0 success, 1 an error in the input or a failed check, 2 a usage
 error, 3 an internal error (a bug: please report it; ``TOKLAB_TRACEBACK=1``
@@ -49,11 +51,14 @@ COMMAND_MODULES = (
     "toklab.cli.compare",
     "toklab.cli.listing",
     "toklab.cli.grading",
+    "toklab.cli.drill",
+    "toklab.cli.sanity",
 )
 
 _DESCRIPTION = (
     "toklab's command line: encode, decode and look at tokens with real vocabularies or your own "
-    "tokenizer files, train tokenizers, compare them, and check exercise solutions."
+    "tokenizer files, train tokenizers, compare them, check exercise solutions, drill for interviews "
+    "and check the package's invariants."
 )
 _EPILOG = """examples:
   python -m toklab encode "Hello, world" --vocab cl100k_base
@@ -61,6 +66,8 @@ _EPILOG = """examples:
   python -m toklab train bpe corpus.txt --vocab-size 1000 -o my_bpe.json
   python -m toklab exercises
   python -m toklab check ch02_1-ex2 my_solution.py
+  python -m toklab drill bpe-encode
+  python -m toklab sanity
 
 python -m toklab COMMAND --help describes each command."""
 

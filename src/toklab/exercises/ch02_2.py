@@ -5,8 +5,9 @@
   word (a ``str``) and ``vocab`` a ``set`` of token strings. Pieces after the
   first carry the ``##`` prefix. It must return the list of pieces, or
   ``["[UNK]"]`` for the whole word when some position has no match or when the
-  word is longer than 100 characters (BERT's ``max_input_chars_per_word``),
-  like `toklab.wordpiece.encode_word` with its defaults.
+  word is longer than 100 characters (Hugging Face's ``max_input_chars_per_word``;
+  Google's original BERT code uses 200), like `toklab.wordpiece.encode_word` with
+  its defaults.
 
 The checker runs the chapter's worked examples first (including the dead end
 that greedy matching cannot back out of), then randomized vocabularies and

@@ -5,10 +5,11 @@
   bytes, shift the other 68 to U+0100 and up in byte order). Compared with
   `toklab.unicode.bytes_to_unicode` and, when the Hugging Face ``tokenizers``
   package is installed, with its ``ByteLevel.alphabet()``.
-* ``ch03_1-ex2``, `check_group_digits`: the reader cuts a string of digits into
-  pieces of at most three, left to right, as cl100k's ``\\p{N}{1,3}`` branch
-  does. Compared with `toklab.pre_tokenizers.split(..., "cl100k")` on fixed and
-  random strings.
+* ``ch03_1-ex2``, `check_group_digits`: the reader finds the number chunks of
+  any text as cl100k's ``\\p{N}{1,3}`` branch cuts them: every run of Unicode
+  number characters (category N, in any script) in pieces of at most three,
+  left to right. Compared with `toklab.pre_tokenizers.split(..., "cl100k")` on
+  digit strings, texts with numbers of many kinds, and random ones.
 
 Both report in the format of `toklab.exercises.harness`.
 """
@@ -98,42 +99,119 @@ def check_bytes_to_unicode(run: Run, fn: Callable[[], Mapping[int, str]]) -> Non
                   "ByteLevel.alphabet(); please report this, it means the two libraries disagree.")
 
 
+#: Number characters of every kind (Nd, Nl, No), text around them, and characters that look numeric to
+#: ``str.isnumeric`` but are letters (三, 千, 万: category Lo).
+_NUMBER_TEXTS: tuple[tuple[str, str], ...] = (
+    ("x 12345 y", "ASCII digits between words"),
+    ("a1b22c333d4444", "digit runs of every length between letters"),
+    ("3.14159, 2,718 and 1e10", "decimal points and commas end a run"),
+    ("\u0661\u0662\u0663\u0664\u0665", "Arabic-Indic digits (Nd)"),
+    ("\u0968\u0966\u0968\u096a \u0967\u0968", "Devanagari digits (Nd)"),
+    ("\uff11\uff12\uff13\uff14", "full-width digits (Nd)"),
+    ("\u0663" + "4", "an Arabic-Indic and an ASCII digit in one run"),
+    ("\u00bd\u00b2\u00b3\u00bc", "vulgar fractions and superscripts (No)"),
+    ("\u216b and \u2177", "Roman numerals (Nl)"),
+    ("\u2460\u2461\u2462\u2463", "circled digits (No)"),
+    ("H\u2082O, x\u00b2, \u2080\u2081\u2082\u2083", "subscripts and superscripts (No)"),
+    ("\u4e09\u5343\u4e07 and \u5341\u4e8c", "CJK numerals: numeric, but letters (Lo)"),
+    ("\u4e09\u5343 = 3000", "CJK numerals next to ASCII digits"),
+    ("no numbers here", "text without numbers"),
+)
+
+#: Characters of the random texts: numbers of several kinds, CJK numerals and other text. All of them
+#: are old, because a character assigned after Python's Unicode version can be a number to the
+#: ``regex`` module's newer tables and not to ``unicodedata``.
+_NUMBER_POOL = "0123456789\u0661\u0665\u0967\u096a\uff11\u00bd\u00b2\u2160\u216b\u2460\u2082\u4e09\u5343 a.,-\u00e9\u6ce8"
+
+
 def _digit_cases(seed: int) -> list[tuple[str, str]]:
     fixed = ["", "7", "42", "999", "1000", "12345", "123456", "1234567", "00000000", "3141592653589793"]
     rng = random.Random(seed)
-    rand = ["".join(rng.choice("0123456789") for _ in range(rng.randint(1, 40))) for _ in range(300)]
-    return ([(s, f"{len(s)} digits" if len(s) != 1 else "one digit") for s in fixed]
-            + [(s, f"random case {k} ({len(s)} digits)") for k, s in enumerate(rand)])
+    rand = ["".join(rng.choice("0123456789") for _ in range(rng.randint(1, 40))) for _ in range(150)]
+    mixed = ["".join(rng.choice(_NUMBER_POOL) for _ in range(rng.randint(1, 30))) for _ in range(150)]
+    return ([(s, f"{len(s)} ASCII digits" if len(s) != 1 else "one ASCII digit") for s in fixed]
+            + [(s, f"random digits {k} ({len(s)} digits)") for k, s in enumerate(rand)]
+            + list(_NUMBER_TEXTS)
+            + [(s, f"random text {k} ({len(s)} characters)") for k, s in enumerate(mixed)])
+
+
+def _is_number(ch: str) -> bool:
+    return unicodedata.category(ch).startswith("N")
+
+
+def _runs(text: str, is_number: Callable[[str], bool]) -> list[str]:
+    runs, run = [], ""
+    for ch in text:
+        if is_number(ch):
+            run += ch
+        elif run:
+            runs.append(run)
+            run = ""
+    return runs + [run] if run else runs
+
+
+def _from_left(run: str) -> list[str]:
+    return [run[i : i + 3] for i in range(0, len(run), 3)]
+
+
+def _from_right(run: str) -> list[str]:
+    head = len(run) % 3
+    return ([run[:head]] if head else []) + [run[i : i + 3] for i in range(head, len(run), 3)]
+
+
+def _grouped(text: str, is_number: Callable[[str], bool], cut: Callable[[str], list[str]]) -> list[str]:
+    return [piece for run in _runs(text, is_number) for piece in cut(run)]
 
 
 def _group_hint(s: str, expected: list[str], got: list) -> str:
-    if "".join(map(str, got)) != s:
-        return "the pieces must join back to the input: a pre-tokenizer covers every character exactly once."
+    if not all(isinstance(p, str) for p in got):
+        return "return the pieces as a list of str."
     if any(len(p) > 3 for p in got):
         return "a piece has more than three digits: \\p{N}{1,3} takes at most three."
-    if expected and len(got) == len(expected) and sorted(map(len, got)) == sorted(map(len, expected)):
+    if got == _grouped(s, _is_number, _from_right):
         return ("the short piece belongs at the end: the regex takes three digits at a time from the left; "
                 "it does not align to thousands from the right.")
-    return ("take three digits at a time, left to right, and leave the remainder (1 or 2 digits) as the "
-            "last piece.")
+    missed = next((ch for ch in s if _is_number(ch) and not ch.isdigit()), None)
+    if missed is not None and got == _grouped(s, str.isdigit, _from_left):
+        return (f"{missed!r} ({unicodedata.name(missed)}) is a number character, category "
+                f"{unicodedata.category(missed)}, but str.isdigit() is False for it: \\p{{N}} is the Unicode "
+                "category N (Nd, Nl and No); test unicodedata.category(ch).startswith('N').")
+    extra = next((ch for ch in s if ch.isnumeric() and not _is_number(ch)), None)
+    if extra is not None and got == _grouped(s, str.isnumeric, _from_left):
+        return (f"{extra!r} ({unicodedata.name(extra)}) is numeric to str.isnumeric(), but it is a letter "
+                f"(category {unicodedata.category(extra)}) and cl100k's letter branch takes it: \\p{{N}} is the "
+                "category N, not the numeric property.")
+    if got == _grouped(s, lambda ch: "0" <= ch <= "9", _from_left):
+        return ("only ASCII digits were grouped: \\p{N} matches every number character, such as Arabic-Indic "
+                "or full-width digits, Roman numerals and fractions (category N).")
+    if "".join(got) != "".join(expected):
+        return ("the pieces, joined, must be exactly the number characters of the text, in order: nothing else "
+                "belongs to a digit chunk.")
+    return ("cut every maximal run of number characters on its own, three at a time from the left, and leave "
+            "the remainder (1 or 2 characters) as the run's last piece; a run ends at any other character.")
 
 
-def _reference_group_digits(s: str) -> list[str]:
-    return split(s, "cl100k")
+def _reference_group_digits(text: str) -> list[str]:
+    return [chunk for chunk in split(text, "cl100k") if _is_number(chunk[0])]
 
 
-@exercise("ch03_1-ex2", title="Digits in groups of three, as cl100k cuts them", function="group_digits",
+@exercise("ch03_1-ex2", title="Numbers in groups of three, in any script", function="group_digits",
           reference=_reference_group_digits, against="cl100k's pre-tokenizer, toklab.pre_tokenizers.split")
 def check_group_digits(run: Run, fn: Callable[[str], list[str]], seed: int = 0) -> None:
-    """Check a reader's ``group_digits(s)`` against cl100k's ``\\p{N}{1,3}`` rule.
+    """Check a reader's ``group_digits(text)`` against cl100k's ``\\p{N}{1,3}`` rule.
 
-    ``fn`` takes a string of ASCII digits and returns its pieces: at most
-    three digits each, taken greedily from the left (``"12345"`` ->
-    ``["123", "45"]``; the empty string has no pieces). ``seed`` chooses the
+    ``fn`` takes any text and returns the chunks cl100k's digit branch cuts
+    from it, in order: each maximal run of number characters (Unicode
+    category N: Nd, Nl, No) in pieces of at most three, taken greedily from
+    the left (``"x 12345"`` -> ``["123", "45"]``); text without numbers has no
+    pieces. The expected answers are the digit chunks of
+    ``toklab.pre_tokenizers.split(text, "cl100k")``. ``seed`` chooses the
     random strings.
     """
     for s, what in _digit_cases(seed):
-        expected = split(s, "cl100k")
+        expected = _reference_group_digits(s)
+        if expected != _grouped(s, _is_number, _from_left):  # toklab's pre-tokenizer must agree
+            raise RuntimeError(f"cl100k's pre-tokenizer and unicodedata disagree on the numbers in {s!r}")
         case = run.case(what, expected=expected)
         got = case.call(fn, s)
         if not isinstance(got, list):

@@ -11,23 +11,33 @@
   pieces are reassembled as UTF-8, every byte that is not part of a valid
   character becomes one U+FFFD, and ``▁`` becomes a space. Compared with
   toklab's decoder (sentencepiece's rule) on tricky sequences and random ones.
+* ``ch03_2-ex5``, `check_fingerprint`: the reader hashes what decides how a
+  model file tokenizes, and nothing else. Compared on 14 copies of a small
+  trained model, each with one field of its file edited: paths and training
+  records must not change the fingerprint, pieces, scores, types and the
+  normalizer spec must.
 
-Both report in the format of `toklab.exercises.harness`.
+All three report in the format of `toklab.exercises.harness`.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import random
 import re
+import struct
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..decoders import decode_utf8_per_byte
 from ..pre_tokenizers import SPACE, unescape, whitespace_rules
 from ..sentencepiece import SentencePieceTokenizer
-from ..sentencepiece_model import SPConfig, SPPiece, byte_of_piece, byte_piece
-from .harness import Run, exercise
+from ..sentencepiece_model import SPConfig, SPPiece, byte_of_piece, byte_piece, iter_fields, parse_model_proto
+from .harness import Run, Shown, exercise
 
-__all__ = ["ESCAPE_CASES", "check_escape", "check_decode_byte_pieces"]
+__all__ = ["ESCAPE_CASES", "check_escape", "check_decode_byte_pieces", "check_fingerprint"]
 
 #: Inputs where the whitespace rules interact: empty and blank strings,
 #: leading/trailing/repeated spaces, a tab and a newline (which identity
@@ -257,3 +267,137 @@ def check_decode_byte_pieces(run: Run, fn: Callable[[list[str]], str]) -> None:
         got = case.call(fn, list(pieces))
         if got != expected:
             case.fail(got, _decode_hint(pieces, expected, got))
+
+
+# ---------------------------------------------------------------------------- ch03_2-ex5: fingerprint a model file
+
+#: What decides how a model tokenizes, as toklab's SentencePieceTokenizer reads it: pieces in ID order
+#: (string, score, type) and these SPConfig fields (the normalizer spec, model_type, byte_fallback, unk_surface).
+#: split_digits and split_by_whitespace are left out: they are rules for the trainer, and the encoder ignores them.
+_BEHAVIOUR_FIELDS = ("model_type", "normalization", "charsmap", "add_dummy_prefix", "remove_extra_whitespaces",
+                     "escape_whitespaces", "byte_fallback", "unk_surface")
+
+
+def _reference_fingerprint(model_proto: bytes) -> str:
+    pieces, config = parse_model_proto(model_proto)
+    content = {
+        "pieces": [[p.piece, p.score, p.kind] for p in pieces],
+        **{name: getattr(config, name) for name in _BEHAVIOUR_FIELDS},
+    }
+    content["charsmap"] = content["charsmap"].hex() if content["charsmap"] else None
+    canonical = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _encode(fields: Sequence[tuple[int, int, Any]]) -> bytes:
+    """A protobuf message from ``(number, wire type, value)`` triples, as `iter_fields` yields them."""
+    out = bytearray()
+    for number, wire, value in fields:
+        out += _varint(number << 3 | wire)
+        out += _varint(value) if wire == 0 else (_varint(len(value)) + value if wire == 2 else value)
+    return bytes(out)
+
+
+def _set(message: bytes, number: int, wire: int, value: Any) -> bytes:
+    """``message`` with field ``number`` replaced by ``value`` (added at the end if absent)."""
+    fields = [f for f in iter_fields(message) if f[0] != number]
+    return _encode([*fields, (number, wire, value)])
+
+
+def _edit_spec(model: bytes, spec: int, number: int, wire: int, value: Any) -> bytes:
+    """Set field ``number`` of the trainer spec (``spec=2``) or the normalizer spec (``spec=3``)."""
+    return _encode([(n, w, _set(v, number, wire, value) if n == spec else v) for n, w, v in iter_fields(model)])
+
+
+def _edit_pieces(model: bytes, edit: Callable[[list[bytes]], list[bytes]]) -> bytes:
+    fields = list(iter_fields(model))
+    pieces = edit([v for n, _, v in fields if n == 1])
+    return _encode([(1, 2, p) for p in pieces] + [f for f in fields if f[0] != 1])
+
+
+@functools.lru_cache(maxsize=1)
+def _models() -> tuple[bytes, bytes]:
+    """A small nmt_nfkc Unigram model, and the compiled table of the nfkc rule (trained once per process)."""
+    from ..book import train_sentencepiece
+    from ..corpus import load
+
+    lines = [line for line in load("en", max_bytes=30_000).split("\n") if line.strip()]
+    base = train_sentencepiece(lines, vocab_size=300).serialized_model_proto()
+    nfkc = train_sentencepiece(lines, vocab_size=300, normalization_rule_name="nfkc").serialized_model_proto()
+    return base, parse_model_proto(nfkc)[1].charsmap
+
+
+def _fingerprint_cases() -> list[tuple[str, bytes, bool, str]]:
+    """(what changed, the changed model file, same fingerprint expected?, hint if the answer is wrong)."""
+    base, nfkc_table = _models()
+    f32 = functools.partial(struct.pack, "<f")
+    bytes_hint = ("hash what decides tokenization (pieces with scores and types, the normalizer spec, model_type, "
+                  "byte_fallback, unk_surface), not the file's bytes: ")
+    record = "only a record of how the model was trained, and must not change the fingerprint."
+    decides = "it decides the tokens, so it must change the fingerprint."
+    swapped = lambda ps: [ps[0], ps[1], ps[2], ps[4], ps[3], *ps[5:]]  # noqa: E731
+    return [
+        ("the same file again", base, True, "the same file must give the same fingerprint every time."),
+        ("trained from another directory (input path and model prefix differ)",
+         _edit_spec(_edit_spec(base, 2, 1, 2, b"/elsewhere/train.txt"), 2, 2, 2, b"/elsewhere/m"), True,
+         bytes_hint + "the trainer spec records the input path and the model prefix."),
+        ("trained with 8 threads", _edit_spec(base, 2, 16, 0, 8), True, "num_threads is " + record),
+        ("character_coverage written out", _edit_spec(base, 2, 10, 5, f32(0.9995)), True,
+         "character_coverage is " + record),
+        ("split_digits and split_by_whitespace flipped", _edit_spec(_edit_spec(base, 2, 25, 0, 1), 2, 22, 0, 0), True,
+         "split_digits and split_by_whitespace are rules for the trainer; the encoder ignores them (toklab's tests "
+         "flip them and sentencepiece encodes exactly as before), so they are " + record),
+        ("one piece's score", _edit_pieces(base, lambda ps: [*ps[:10], _set(ps[10], 2, 5, f32(-0.5)), *ps[11:]]),
+         False, "scores decide the segmentation (Unigram's best path, BPE's merge order): " + decides),
+        ("one piece's type (normal -> user-defined)",
+         _edit_pieces(base, lambda ps: [*ps[:10], _set(ps[10], 3, 0, 4), *ps[11:]]), False,
+         "a piece's type decides whether it is matched in the text, never produced, or a byte: " + decides),
+        ("two pieces swapped", _edit_pieces(base, swapped), False,
+         "an ID is a position in the piece list: the same pieces in another order give other IDs, so the order "
+         "must be part of what you hash."),
+        ("add_dummy_prefix off", _edit_spec(base, 3, 3, 0, 0), False, "the normalizer spec's flags change the text "
+         "the model segments: " + decides),
+        ("remove_extra_whitespaces off", _edit_spec(base, 3, 4, 0, 0), False,
+         "the normalizer spec's flags change the text the model segments: " + decides),
+        ("another compiled table under the same rule name", _edit_spec(base, 3, 2, 2, nfkc_table), False,
+         "the compiled table (precompiled_charsmap), not the rule's name, is what normalizes: " + decides),
+        ("model_type bpe", _edit_spec(base, 2, 3, 0, 2), False, "model_type chooses the encoder: " + decides),
+        ("byte_fallback on", _edit_spec(base, 2, 35, 0, 1), False,
+         "byte_fallback changes what an uncovered character becomes: " + decides),
+        ("another unk_surface", _edit_spec(base, 2, 44, 2, " <?> ".encode()), False,
+         "unk_surface is what decoding prints for <unk>: it decides the decoded text, so it must change the "
+         "fingerprint."),
+    ]
+
+
+@exercise("ch03_2-ex5", title="Fingerprint a SentencePiece model file", function="fingerprint",
+          reference=_reference_fingerprint, against="a SHA-256 of what decides tokenization, on 14 edited model files")
+def check_fingerprint(run: Run, fn: Callable[[bytes], str]) -> None:
+    """Check a reader's ``fingerprint(model_proto: bytes) -> str``.
+
+    Two files must get the same fingerprint exactly when they tokenize the
+    same: when they agree on the pieces (string, score, type, in ID order),
+    the normalizer spec (rule name, compiled table, add_dummy_prefix,
+    remove_extra_whitespaces, escape_whitespaces), model_type, byte_fallback
+    and unk_surface. Each case edits one field of a small trained model's
+    file and compares the two fingerprints.
+    """
+    base = _models()[0]
+    for what, changed, same, hint in _fingerprint_cases():
+        want = "the same fingerprint as the original" if same else "a different fingerprint from the original"
+        case = run.case(f"{what}: {want}", expected=Shown(want), input=Shown(f"fingerprint(<model file: {what}>)"))
+        original, other = case.call(fn, base), case.call(fn, changed)
+        if isinstance(original, bool) or not isinstance(original, str):
+            case.fail(Shown(f"a value of type {type(original).__name__}"), "return the digest as a str (hashlib's hexdigest()); "
+                      "Python's hash() of a str changes from one process to the next (PYTHONHASHSEED).")
+        if (original == other) != same:
+            case.fail(Shown("the same fingerprint" if original == other else "different fingerprints"), hint)

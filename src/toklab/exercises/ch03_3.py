@@ -1,8 +1,10 @@
 """Checkers for the coding exercises of §3.3 (Unicode traps and reversibility).
 
-* ``ch03_3-ex1``, `check_utf16_length`: the reader computes a string's length in UTF-16
-  code units (JavaScript's ``.length``) without encoding it. Compared with
-  `toklab.unicode.utf16_length` and with Python's own UTF-16 codec.
+* ``ch03_3-ex1``, `check_truncate_utf16`: the reader cuts a text to fit a limit in
+  UTF-16 code units (JavaScript's ``.length``) without breaking a grapheme: the
+  longest prefix of whole graphemes that fits. Compared with toklab's graphemes
+  and UTF-16 lengths on emoji, ZWJ sequences, flags, combining marks, Hangul
+  jamo and random texts, at every limit.
 * ``ch03_3-ex2``, `check_byte_span_to_char_span`: the reader turns a span of UTF-8 bytes
   (what a byte-level token covers) into the smallest span of whole code
   points that contains it. Compared with
@@ -17,10 +19,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ..unicode import byte_span_to_char_span, utf16_length
+from ..unicode import byte_span_to_char_span, graphemes, utf16_length
 from .harness import Run, exercise
 
-__all__ = ["TRICKY_STRINGS", "check_utf16_length", "check_byte_span_to_char_span"]
+__all__ = ["TRICKY_STRINGS", "check_truncate_utf16", "check_byte_span_to_char_span"]
 
 _TRICKY: tuple[tuple[str, str], ...] = (
     ("", "the empty string"),
@@ -54,33 +56,99 @@ def _random_strings(n: int, seed: int = 0) -> list[str]:
     return out
 
 
-def _utf16_hint(text: str, got: object) -> str:
-    above = sum(1 for ch in text if ord(ch) > 0xFFFF)
-    if got == len(text):
-        return (f"that is len(text), the number of code points: the text has {len(text)}, {above} of them "
-                "above U+FFFF, and each of those takes two UTF-16 units (a surrogate pair).")
-    if got == len(text.encode("utf-16-le")):
-        return "that is the number of UTF-16 *bytes*; a code unit is two bytes."
-    if got == len(text.encode("utf-8")):
-        return "that is the number of UTF-8 bytes; UTF-16 counts 16-bit units."
-    return (f"count 1 unit for each code point up to U+FFFF and 2 (a surrogate pair) for each one above; "
-            f"this text has {len(text)} code points, {above} of them above U+FFFF.")
+def _reference_truncate_utf16(text: str, limit: int) -> str:
+    """The longest prefix of whole graphemes of ``text`` that fits in ``limit`` UTF-16 code units."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise TypeError(f"limit must be an int, got {type(limit).__name__}")
+    if limit < 0:
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    kept, used = [], 0
+    for grapheme in graphemes(text):
+        used += utf16_length(grapheme)
+        if used > limit:
+            break
+        kept.append(grapheme)
+    return "".join(kept)
 
 
-@exercise("ch03_3-ex1", title="Length in UTF-16 code units, without encoding", function="utf16_length",
-          reference=utf16_length, against="toklab.unicode.utf16_length and the UTF-16 codec")
-def check_utf16_length(run: Run, fn: Callable[[str], int]) -> None:
-    """Check a reader's ``utf16_length(text) -> int`` (UTF-16 code units of ``text``)."""
-    cases = list(_TRICKY)
-    cases += [(t, f"random string {k} ({len(t)} code points)") for k, t in enumerate(_random_strings(300))]
+def _cut_by_units(text: str, limit: int, units: Callable[[str], int]) -> str:
+    """The longest prefix of whole *code points* whose length in ``units`` is at most ``limit``."""
+    out, used = [], 0
+    for ch in text:
+        used += units(ch)
+        if used > limit:
+            break
+        out.append(ch)
+    return "".join(out)
+
+
+def _truncate_hint(text: str, limit: int, expected: str, got: object) -> str:
+    if not isinstance(got, str):
+        return "return the kept prefix of the text as a str."
+    if not text.startswith(got):
+        return "return a prefix of the text: cut it, do not change or reorder what you keep."
+    size = utf16_length(got)
+    if size > limit and got == text[:limit]:
+        above = sum(1 for ch in got if ord(ch) > 0xFFFF)
+        return (f"that is text[:{limit}]: {limit} code points, {above} of them above U+FFFF, and each of those "
+                f"takes two UTF-16 units (a surrogate pair), so the result is {size} units, over the limit.")
+    if size > limit:
+        return f"the result is {size} UTF-16 units long, more than the limit of {limit}."
+    if len(got) > len(expected):
+        broken = graphemes(text[len(expected):])[0]
+        return (f"you cut inside a grapheme: {broken!r} ({len(broken)} code points) is one user-perceived "
+                "character, so keep it whole or drop it whole; cut only between graphemes (regex's \\X, "
+                "or toklab.unicode.graphemes).")
+    if got and got == _cut_by_units(text, limit, lambda ch: len(ch.encode("utf-8"))):
+        return "that counts UTF-8 bytes; the limit is in UTF-16 code units (1 or 2 per code point)."
+    return (f"the longest prefix of whole graphemes that fits is {utf16_length(expected)} units long "
+            f"({expected!r}); yours stops earlier.")
+
+
+#: Strings where graphemes, code points and UTF-16 units all differ; each is cut at every limit.
+_TRUNCATE_TEXTS: tuple[tuple[str, str], ...] = (
+    ("ab\U0001f642cd", "an emoji between ASCII letters"),
+    ("\U0001f642\U0001f642\U0001f642", "three emoji above U+FFFF"),
+    ("cafe\u0301s", "e + combining acute: one grapheme, two code points"),
+    ("\U0001f468\u200d\U0001f469\u200d\U0001f467!", "a ZWJ family: one grapheme, 8 UTF-16 units"),
+    ("\U0001f1ef\U0001f1f5\U0001f1eb\U0001f1f7", "two flags: four regional indicators"),
+    ("I \u2764\ufe0f you", "a heart with VARIATION SELECTOR-16"),
+    ("\u1100\u1161\u11a8\uac00", "Hangul: a syllable in jamo, then a precomposed one"),
+    ("\r\nx", "CR LF is one grapheme"),
+    ("\u6ce8\u610f \u9f98", "BMP ideographs, one unit each"),
+    ("", "the empty string"),
+)
+
+
+def _random_grapheme_texts(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    parts = ["a", "Z", " ", "\u00e9", "e\u0301", "\u6ce8", "\U0001f642", "\u2764\ufe0f", "\U0001f1ef\U0001f1f5",
+             "\U0001f468\u200d\U0001f469", "\U0001f44d\U0001f3fd", "\u0915\u094d\u0937", "\r\n", "\U00010348"]
+    return ["".join(rng.choice(parts) for _ in range(rng.randint(0, 8))) for _ in range(n)]
+
+
+@exercise("ch03_3-ex1", title="Truncate to a UTF-16 limit, whole graphemes", function="truncate_utf16",
+          reference=_reference_truncate_utf16, against="whole graphemes (toklab.unicode.graphemes) counted in "
+          "UTF-16 units (toklab.unicode.utf16_length)")
+def check_truncate_utf16(run: Run, fn: Callable[[str, int], str]) -> None:
+    """Check a reader's ``truncate_utf16(text, limit) -> str``.
+
+    The answer is the longest prefix of ``text`` made of whole graphemes
+    (extended grapheme clusters, UAX #29) whose length in UTF-16 code units
+    (JavaScript's ``.length``) is at most ``limit``; a negative ``limit``
+    raises ValueError.
+    """
+    cases = list(_TRUNCATE_TEXTS)
+    cases += [(t, f"random text {k}") for k, t in enumerate(_random_grapheme_texts(80, seed=2))]
     for text, what in cases:
-        expected = utf16_length(text)
-        if expected != len(text.encode("utf-16-le")) // 2:  # toklab must agree with the codec
-            raise RuntimeError(f"toklab.unicode.utf16_length disagrees with the UTF-16 codec on {text!r}")
-        case = run.case(what, expected=expected)
-        got = case.call(fn, text)
-        if got != expected:
-            case.fail(got, _utf16_hint(text, got))
+        for limit in range(utf16_length(text) + 2):
+            expected = _reference_truncate_utf16(text, limit)
+            case = run.case(f"{what}, limit {limit}", expected=expected)
+            got = case.call(fn, text, limit)
+            if got != expected:
+                case.fail(got, _truncate_hint(text, limit, expected, got))
+    case = run.case("a negative limit", expected=None)
+    case.expect_error(fn, "abc", -1, why="no text fits in a negative number of code units")
 
 
 def _byte_span_hint(text: str, start: int, end: int, expected: tuple[int, int], got: object) -> str:

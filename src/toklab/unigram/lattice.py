@@ -191,7 +191,10 @@ def path_ids(model, text: str, path: Path) -> list[int]:
 
 
 def forward_log(edges: list[list[Edge]], n: int, theta: float = 1.0) -> list[float]:
-    """The forward table in log space, edge scores scaled by ``theta`` (log-sum-exp per position)."""
+    """The forward table in log space, edge scores scaled by ``theta`` (log-sum-exp per position).
+
+    With ``theta=1`` must equal the logs of `reference_forward`'s table.
+    """
     incoming: list[list[tuple[int, float]]] = [[] for _ in range(n + 1)]
     for i, here in enumerate(edges):
         for j, _pid, s in here:

@@ -1,0 +1,58 @@
+"""`toklab.tour` cannot drift from the package: names resolve, tests exist, no pair is missing."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+from toklab import tour
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "toklab"
+
+
+@pytest.mark.parametrize("pair", tour.PAIRS, ids=lambda p: p.what)
+def test_each_pair_resolves_and_the_fast_docstring_names_the_reference(pair):
+    reference, fast = tour.resolve(pair.reference), tour.resolve(pair.fast)
+    assert callable(reference) and callable(fast)
+    short = pair.reference.rsplit(".", 1)[-1]
+    module = importlib.import_module(fast.__module__)
+    docs = " ".join(" ".join((d or "").split()) for d in (fast.__doc__, module.__doc__))
+    named = re.search(rf"`{{1,2}}(?:[\w.]+\.)?{short}\b", docs)
+    bound = re.search(r"must equal|must return exactly|equals|is its reference", docs, re.IGNORECASE)
+    assert named and bound, f"neither {pair.fast}'s docstring nor its module's says it must equal {short}"
+
+
+@pytest.mark.parametrize("pair", tour.PAIRS, ids=lambda p: p.what)
+def test_each_pairs_test_exists_and_is_named_after_the_reference(pair):
+    path, name = pair.test.split("::")
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    assert name in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, pair.test
+    assert pair.reference.rsplit(".", 1)[-1] in name, f"{name} is not named after {pair.reference}"
+
+
+def test_every_declared_fast_function_is_in_the_tour():
+    """A function whose docstring says "Must equal `reference_X`" appears in PAIRS with that reference."""
+    listed = {p.reference.rsplit(".", 1)[-1] for p in tour.PAIRS}
+    declared = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                doc = ast.get_docstring(node) or ""
+                declared |= set(re.findall(r"[Mm]ust equal\s+`{1,2}(?:[\w.]+\.)?(reference_\w+|encode_word)`", doc))
+    assert declared and declared <= listed, f"not in toklab.tour.PAIRS: {sorted(declared - listed)}"
+
+
+def test_the_map_covers_every_stage_in_pipeline_order():
+    rows = tour.package_map()
+    assert [r[1] for r in rows] == [m for _, m in tour.MAP]
+    assert all(summary and lines > 10 for _, _, summary, lines in rows)
+    stages = " ".join(r[0] for r in rows)
+    for word in ("normalizer", "pre-tokenizer", "model", "post-processor", "decode"):
+        assert word in stages
+    with pytest.raises(ImportError):
+        tour.resolve("nosuchmodule.f")
