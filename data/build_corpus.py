@@ -6,6 +6,7 @@ Usage::
     python data/build_corpus.py            # (re)write en.txt, zh.txt, code.py.txt, mixed.txt
     python data/build_corpus.py --check    # rebuild in memory, compare with the files on disk
     python data/build_corpus.py --out DIR  # write somewhere else
+    python data/build_corpus.py --bench FILE  # the larger benchmark corpus (not bundled; see BENCH_BUDGET)
 
 Standard library only.  Every output is a pure function of the installed
 sources listed in SOURCES below (Debian packages + the running CPython's
@@ -439,6 +440,74 @@ def build_mixed() -> str:
     return "".join(out).rstrip("\r\n") + "\n"
 
 
+
+# --------------------------------------------------------------------------
+# The benchmark corpus (--bench): larger and more varied, built at bench time
+# --------------------------------------------------------------------------
+
+# Bytes of each part, in this order. Not bundled: `make bench` builds it from the same
+# installed sources plus the rest of the running CPython's standard library.
+BENCH_BUDGET = {"en": 3_000_000, "code": 3_500_000, "zh": 1_400_000, "other": 1_100_000}
+BENCH_SKIP_DIRS = {"test", "tests", "idlelib", "site-packages", "lib2to3", "turtledemo", "__pycache__"}
+BENCH_OTHER_LANGS = ["de-DE", "fr-FR", "es-ES", "ru-RU", "ja-JP", "ko-KR", "ar-MA", "el-GR", "vi-VN"]
+
+
+def stdlib_modules() -> list[Path]:
+    """Every .py file of the stdlib outside tests and tools, in path order."""
+    return sorted(
+        f for f in STDLIB.rglob("*.py") if not BENCH_SKIP_DIRS & set(f.relative_to(STDLIB).parts[:-1])
+    )
+
+
+def stdlib_docstrings(files: list[Path]) -> list[str]:
+    """Module, class and function docstrings (English prose written for readers), in file order."""
+    import ast
+
+    out = []
+    for f in files:
+        try:
+            tree = ast.parse(read_text(f))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                if doc and len(doc) >= 80:
+                    out.append(clean(doc))
+    return out
+
+
+def build_bench() -> str:
+    """English docs, Python code, Chinese and other languages' prose, about 9 MB."""
+    modules = stdlib_modules()
+    en = pydoc_prose()
+    for f in linked_order(HANDBOOK / "en-US" / "index.html") + docbook_order(IGUIDE / "en"):
+        en += html_paragraphs(f)
+    en += stdlib_docstrings(modules)
+    code = []
+    for f in modules:
+        src = read_text(f)
+        code.append(f"# ==> Lib/{f.relative_to(STDLIB).as_posix()} <==\n{src}{'' if src.endswith(chr(10)) else chr(10)}")
+    zh_files = (
+        linked_order(DREF / "index.zh-cn.html")
+        + linked_order(HANDBOOK / "zh-CN" / "index.html")
+        + linked_order(HANDBOOK / "zh-TW" / "index.html")
+        + linked_order(MAINT_ZH / "index.zh-cn.html")
+        + docbook_order(IGUIDE / "zh_CN")
+    )
+    zh = [q for f in zh_files for q in html_paragraphs(f) if mostly_chinese(q)]
+    other = []
+    for lang in BENCH_OTHER_LANGS:
+        paras = [q for f in linked_order(HANDBOOK / lang / "index.html") for q in html_paragraphs(f)]
+        other += take(dedupe(paras), BENCH_BUDGET["other"] // len(BENCH_OTHER_LANGS))
+    parts = [
+        "\n\n".join(take(dedupe(en), BENCH_BUDGET["en"])) + "\n",
+        "\n".join(take(code, BENCH_BUDGET["code"], sep="\n")),
+        "\n\n".join(take(dedupe(zh), BENCH_BUDGET["zh"])) + "\n",
+        "\n\n".join(other) + "\n",
+    ]
+    return "\n".join(parts)
+
 # --------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------
@@ -460,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=HERE, help="output folder (default: data/)")
     ap.add_argument("--check", action="store_true",
                     help="compare a rebuild with the files in --out")
+    ap.add_argument("--bench", type=Path, metavar="FILE",
+                    help="write the larger benchmark corpus (not bundled) to FILE instead")
     args = ap.parse_args(argv)
 
     missing = missing_sources()
@@ -468,6 +539,14 @@ def main(argv: list[str] | None = None) -> int:
         print("  apt-get update && apt-get install -y --no-install-recommends "
               + " ".join(missing), file=sys.stderr)
         return 2
+    if args.bench:
+        data = build_bench().encode("utf-8")
+        args.bench.parent.mkdir(parents=True, exist_ok=True)
+        tmp = args.bench.with_suffix(args.bench.suffix + ".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, args.bench)
+        print(f"{args.bench} {len(data):>9} {hashlib.sha256(data).hexdigest()}")
+        return 0
     py = ".".join(str(n) for n in sys.version_info[:3])
     if py != EXPECTED_PYTHON:
         print(f"warning: Python {py}, corpus was built with {EXPECTED_PYTHON}; "

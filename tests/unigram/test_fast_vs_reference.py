@@ -3,7 +3,8 @@
 Three layers must agree: brute-force enumeration of segmentations
 (``reference_*``), the per-word dynamic programs of `Unigram`, and the batched
 numpy lattices the trainer runs on (`toklab.unigram.trainer`: `expected_counts`,
-`m_step`, `prune_losses`). Each test is named after the pair it ties.
+`m_step`, `prune_losses`, `seed_pieces`; `toklab.unigram.lattice.substring_edges`
+against the per-text scan `text_edges`). Each test is named after the pair it ties.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toklab import corpus
 from toklab.pre_tokenizers.metaspace import split_words
 from toklab.unigram import (
     MIN_EXPECTED_COUNT,
@@ -26,7 +28,9 @@ from toklab.unigram import (
     reference_forward,
     reference_m_step,
     reference_prune_loss,
+    reference_seed_pieces,
     reference_viterbi,
+    seed_pieces,
     segmentations,
     train,
 )
@@ -223,3 +227,63 @@ def test_reference_prune_loss_equals_prune_losses_on_a_corpus_slice():
     assert len(ref) > 150  # most multi-character pieces are candidates
     assert min(ref.values()) != max(ref.values())
     _assert_same_losses(fast, ref)
+
+
+# --------------------------------------------------------------------------
+# The trainer's numpy seed vocabulary and the batched lattice's edges
+# --------------------------------------------------------------------------
+
+SEED_ALPHABET = "ab\u2581\U0001f600中"  # a space mark, a character outside the BMP, a Han character
+
+
+@settings(max_examples=150)
+@given(
+    st.dictionaries(st.text(SEED_ALPHABET, min_size=1, max_size=9), st.integers(0, 4), max_size=10),
+    st.integers(1, 7),
+    st.integers(1, 30),
+)
+def test_seed_pieces_equals_reference_seed_pieces(words, max_len, seed_size):
+    fast = seed_pieces(words, max_piece_length=max_len, seed_size=seed_size)
+    ref = reference_seed_pieces(words, max_piece_length=max_len, seed_size=seed_size)
+    assert list(fast.items()) == list(ref.items())  # same pieces, same scores, same order
+
+
+def test_seed_pieces_equals_reference_seed_pieces_on_corpus_slices():
+    """English, Chinese and emoji words, a lone surrogate, and a seed size that cuts the candidates."""
+    text = "".join(corpus.load(name, max_bytes=15_000) for name in ("en", "zh", "mixed"))
+    words = Counter(w for ln in text.split("\n") for w in split_words(ln.replace(" ", "\u2581")) if w)
+    words["x\ud800y"] += 2
+    for options in ({}, {"max_piece_length": 4}, {"seed_size": 500}):
+        fast = seed_pieces(words, **options)
+        assert list(fast.items()) == list(reference_seed_pieces(words, **options).items())
+    assert len(seed_pieces(words, seed_size=500)) < len(seed_pieces(words))
+
+
+def _scanned_edges(words, pieces, whole):
+    """`text_edges` word by word, on the lattice's node numbering (a separator node between words)."""
+    table = unigram_lattice.PieceTable(unigram_lattice.piece_lookup(pieces), [0.0] * len(pieces), -2, 0.0)
+    out, base = [], 0
+    for word in words:
+        for i, here in enumerate(unigram_lattice.text_edges(table, word)):
+            out += [(base + i, base + j, pid) for j, pid, _ in here if pid >= 0 and (whole or j - i < len(word))]
+        base += len(word) + 1
+    return out
+
+
+@settings(max_examples=150)
+@given(
+    st.lists(st.text(SEED_ALPHABET, min_size=1, max_size=8), max_size=8),
+    st.lists(st.text(SEED_ALPHABET, min_size=1, max_size=4), min_size=1, max_size=12, unique=True),
+    st.booleans(),
+)
+def test_substring_edges_and_lattice_equal_text_edges(words, pieces, whole):
+    scanned = _scanned_edges(words, pieces, whole)
+    codes, starts, lens = unigram_lattice.code_points(words)
+    lookup = {p: i for i, p in enumerate(pieces)}
+    src, dst, pid = unigram_lattice.substring_edges(codes, starts, starts + lens, lookup, whole=whole)
+    assert list(zip(src.tolist(), dst.tolist(), pid.tolist())) == scanned  # same edges, same order
+    for table in (lookup, unigram_lattice.piece_lookup(pieces)):  # a plain dict or a prefix dict
+        lattice = unigram_lattice.Lattice(words, table, whole=whole)
+        f, b = lattice.fwd, lattice.bwd
+        assert sorted(zip(f.other.tolist(), f.node.tolist(), f.pid.tolist())) == sorted(scanned)
+        assert sorted(zip(b.node.tolist(), b.other.tolist(), b.pid.tolist())) == sorted(scanned)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import heapq
 import random
+import sys
 from collections.abc import Mapping
 
 __all__ = ["SHORT", "merge_short", "merge_long", "merge_chunk", "merge_dropout", "recover_split", "RankBelow"]
@@ -24,23 +25,35 @@ __all__ = ["SHORT", "merge_short", "merge_long", "merge_chunk", "merge_dropout",
 #: Below this many bytes the quadratic scan beats the heap (measured on cl100k).
 SHORT = 8
 
+# Stands for "no such token" in `merge_short`'s pair ranks: above every rank.
+_NONE = sys.maxsize
+
 
 def merge_short(piece: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:
-    """Lowest-rank adjacent concatenation first, leftmost on ties (quadratic; short chunks)."""
-    parts = [piece[i : i + 1] for i in range(len(piece))]
+    """Lowest-rank adjacent concatenation first, leftmost on ties (quadratic; short chunks).
+
+    Keeps the rank of every adjacent pair in a list, so a merge looks up only
+    the two pairs it changes, and `min` / `list.index` (leftmost) find the next
+    merge; parts are slices of `piece` between the kept cut positions.
+    """
+    n = len(piece)
+    if n < 2:
+        return [piece] if n else []
     get = ranks.get
-    while len(parts) > 1:
-        best_rank = None
-        best_i = 0
-        for i in range(len(parts) - 1):
-            r = get(parts[i] + parts[i + 1])
-            if r is not None and (best_rank is None or r < best_rank):
-                best_rank = r
-                best_i = i
-        if best_rank is None:
+    cuts = list(range(n + 1))
+    pair = [get(piece[i : i + 2], _NONE) for i in range(n - 1)]
+    while pair:
+        best = min(pair)
+        if best == _NONE:
             break
-        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-    return parts
+        i = pair.index(best)
+        del cuts[i + 1]
+        del pair[i]
+        if i < len(pair):
+            pair[i] = get(piece[cuts[i] : cuts[i + 2]], _NONE)
+        if i:
+            pair[i - 1] = get(piece[cuts[i - 1] : cuts[i + 1]], _NONE)
+    return [piece[cuts[k] : cuts[k + 1]] for k in range(len(cuts) - 1)]
 
 
 def merge_long(piece: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:

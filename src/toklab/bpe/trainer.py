@@ -97,7 +97,9 @@ def pretoken_counts(
     specials = tuple(special_tokens)
     patterns.compiled(pattern)  # fail early on a bad pattern
     if isinstance(source, str):
-        jobs: Iterable[str] = text_blocks(source, pattern, specials) if processes and processes > 1 else [source]
+        # In ~1 MB blocks (cut where the pre-tokens cannot change), so the list of
+        # pre-tokens in memory at once is a block's, not the whole text's.
+        jobs: Iterable[str] = text_blocks(source, pattern, specials)
     elif isinstance(source, os.PathLike):
         path = Path(source)
         if not path.is_file():
@@ -165,6 +167,8 @@ def train(
             f"vocab_size={vocab_size} is too small: it must be at least 256 (one token per byte) "
             f"+ {len(specials)} special tokens = {256 + len(specials)}"
         )
+    if vocab_size - len(specials) > 0x110000:  # one character per symbol (see below)
+        raise ValueError(f"vocab_size={vocab_size} is too large: at most {0x110000 + len(specials):,} is supported")
     counts = pretoken_counts(source, pattern, specials, processes)
     if not counts:
         raise ValueError("the training corpus is empty (no text outside special tokens)")
@@ -179,24 +183,37 @@ def train(
             f"training text contains a lone surrogate ({bad!r} in {exc.object!r}), which has no "
             "UTF-8 form; fix the text (e.g. decode it with errors='replace') before training"
         ) from None
-    words: list[list[int]] = [list(b) for b, _ in items]
+    # A word is a str with one character per symbol: chr(ID), so the bytes decoded
+    # as Latin-1 to start with and chr(256 + k) for merge k. A pair is the
+    # two-character string of its symbols, and merging a word is str.replace,
+    # which works left to right without overlaps exactly as `merge_pair` does.
+    words: list[str] = [b.decode("latin-1") for b, _ in items]
     freq: list[int] = [c for _, c in items]
+    del counts, items
     sym: list[bytes] = [bytes([i]) for i in range(256)]
 
-    pair_count: dict[tuple[int, int], int] = {}
-    where: dict[tuple[int, int], set[int]] = {}
+    # pair -> count, and pair -> the words it occurs in (a list that may hold stale
+    # words and repeats: it is read only when the pair is merged, then deduplicated)
+    pair_count: dict[str, int] = {}
+    where: dict[str, list[int]] = {}
     for w, word in enumerate(words):
         c = freq[w]
-        for pair in zip(word, word[1:]):
-            pair_count[pair] = pair_count.get(pair, 0) + c
-            where.setdefault(pair, set()).add(w)
+        for i in range(len(word) - 1):
+            pair = word[i : i + 2]
+            n = pair_count.get(pair)
+            if n is None:
+                pair_count[pair] = c
+                where[pair] = [w]
+            else:
+                pair_count[pair] = n + c
+                where[pair].append(w)
 
     if tie_break == "smallest":
-        def key(p: tuple[int, int]) -> tuple:
-            return (sym[p[0]], sym[p[1]])
+        def key(p: str) -> tuple:
+            return (sym[ord(p[0])], sym[ord(p[1])])
     else:
-        def key(p: tuple[int, int]) -> tuple:
-            return (_inverted(sym[p[0]]), _inverted(sym[p[1]]))
+        def key(p: str) -> tuple:
+            return (_inverted(sym[ord(p[0])]), _inverted(sym[ord(p[1])]))
 
     heap = [(-c, key(p), p) for p, c in pair_count.items()]
     heapq.heapify(heap)
@@ -216,33 +233,64 @@ def train(
             continue
         if current < min_frequency:
             break
-        a, b = pair
+        a, b = ord(pair[0]), ord(pair[1])
         new_id = len(sym)
         sym.append(sym[a] + sym[b])
         merges.append((sym[a], sym[b]))
-        created: set[tuple[int, int]] = set()
-        for w in where.pop(pair):
-            result = _merge_ids(words[w], a, b, new_id)
-            if result is None:
-                continue
-            words[w], changes = result
-            c = freq[w]
-            for p, d in changes:
-                n = pair_count.get(p, 0) + d * c
-                if n:
-                    if p not in pair_count and new_id in p:
-                        created.add(p)
-                    pair_count[p] = n
-                else:
-                    del pair_count[p]
-                if d > 0:
-                    words_with_p = where.get(p)
-                    if words_with_p is None:
-                        where[p] = {w}
+        new = chr(new_id)
+        created: list[str] = []
+        for w in dict.fromkeys(where.pop(pair)):
+            # The counts of the pairs next to each merge site change: for an occurrence
+            # with left neighbour p and right neighbour q, (p, a) and (b, q) are broken
+            # and (p, new) and (new, q) made. After a back-to-back occurrence
+            # (a b a b -> new new) the left neighbour is the new symbol.
+            word = words[w]
+            i = word.find(pair)
+            if i < 0:
+                continue  # the word index is a superset: this word lost the pair earlier
+            c, end, last = freq[w], len(word) - 2, -1
+            while i >= 0:
+                if i:
+                    if i == last:
+                        broken, made = new + pair[0], new + new
                     else:
-                        words_with_p.add(w)
-        pair_count.pop(pair, None)
-        for p in created:
+                        broken, made = word[i - 1 : i + 1], word[i - 1] + new
+                    if broken != pair:  # "a a a": the merged pair itself is dropped below
+                        k = pair_count[broken] - c
+                        if k:
+                            pair_count[broken] = k
+                        else:
+                            del pair_count[broken]
+                    k = pair_count.get(made)
+                    if k is None:
+                        pair_count[made] = c
+                        created.append(made)
+                        where.setdefault(made, []).append(w)
+                    else:
+                        pair_count[made] = k + c
+                        where[made].append(w)
+                if i < end:
+                    broken = word[i + 1 : i + 3]
+                    if broken != pair:
+                        k = pair_count[broken] - c
+                        if k:
+                            pair_count[broken] = k
+                        else:
+                            del pair_count[broken]
+                    made = new + word[i + 2]
+                    k = pair_count.get(made)
+                    if k is None:
+                        pair_count[made] = c
+                        created.append(made)
+                        where.setdefault(made, []).append(w)
+                    else:
+                        pair_count[made] = k + c
+                        where[made].append(w)
+                last = i + 2
+                i = word.find(pair, last)
+            words[w] = word.replace(pair, new)
+        del pair_count[pair]
+        for p in dict.fromkeys(created):
             if p in pair_count:
                 heapq.heappush(heap, (-pair_count[p], key(p), p))
         if bar is not None:
@@ -251,49 +299,3 @@ def train(
         bar.close()
     return ByteBPE(merges, pattern=pattern, special_tokens=specials)
 
-
-def _merge_ids(
-    word: list[int], a: int, b: int, new: int
-) -> tuple[list[int], list[tuple[tuple[int, int], int]]] | None:
-    """`toklab.bpe.reference.merge_pair` on IDs, plus the pair-count changes it causes (None if the pair is absent).
-
-    Only pairs next to a merge site change: for an occurrence with left
-    neighbour p and right neighbour q, (p, a) and (b, q) disappear and
-    (p, new) and (new, q) appear. Taking p from the output built so far makes
-    back-to-back occurrences come out right (``a b a b`` -> ``new new``).
-    Occurrences are found with ``list.index``, so a long word costs little
-    more than the number of places where ``a`` occurs.
-    """
-    if a not in word:
-        return None
-    n = len(word)
-    out: list[int] = []
-    changes: list[tuple[tuple[int, int], int]] = []
-    index = word.index
-    start = 0
-    i = index(a)
-    while i + 1 < n:
-        if word[i + 1] == b:
-            out.extend(word[start:i])
-            changes.append(((a, b), -1))
-            if out:
-                prev = out[-1]
-                changes.append(((prev, a), -1))
-                changes.append(((prev, new), 1))
-            if i + 2 < n:
-                nxt = word[i + 2]
-                changes.append(((b, nxt), -1))
-                changes.append(((new, nxt), 1))
-            out.append(new)
-            start = i + 2
-            search_from = start
-        else:
-            search_from = i + 1
-        try:
-            i = index(a, search_from)
-        except ValueError:
-            break
-    if not changes:
-        return None
-    out.extend(word[start:])
-    return out, changes

@@ -5,7 +5,8 @@ The package has the shape every algorithm package here has:
 - `reference`: the plain versions the book prints, by enumeration and textbook
   loops: `segmentations`, `reference_forward`, `reference_viterbi`, the E-step
   `reference_expected_counts`, the M-step `reference_m_step`, one EM iteration
-  `reference_em_step`, and the pruning loss `reference_prune_loss`.
+  `reference_em_step`, the pruning loss `reference_prune_loss` and the seed
+  vocabulary `reference_seed_pieces`.
 - `model`: `Unigram`. Unlike the reference functions it works in log space on
   a lattice of prefix lookups, assigns IDs, scores unknown characters and byte
   fallback like sentencepiece, and offers n-best and sampling.
@@ -25,6 +26,7 @@ from .reference import (
     reference_forward,
     reference_m_step,
     reference_prune_loss,
+    reference_seed_pieces,
     reference_viterbi,
     segmentations,
 )
@@ -44,6 +46,7 @@ __all__ = [
     "reference_forward",
     "reference_m_step",
     "reference_prune_loss",
+    "reference_seed_pieces",
     "reference_viterbi",
     "seed_pieces",
     "segmentations",

@@ -1,23 +1,19 @@
 """The Unigram lattice: the dynamic programs over "position i to j is a piece" edges.
 
-Everything a Unigram model computes is one of three dynamic programs over the
-*lattice* of a string (an edge from ``i`` to ``j`` when ``x[i:j]`` is a piece):
-Viterbi (max-product) finds the best segmentation, which is how text is
-encoded; forward (sum-product) gives ``P(x)``, and forward-backward each
-piece's expected count, the E-step of training; forward-filtering
+Everything a Unigram model computes is one of three dynamic programs over the *lattice* of a
+string (an edge from ``i`` to ``j`` when ``x[i:j]`` is a piece): Viterbi (max-product) finds
+the best segmentation, which is how text is encoded; forward (sum-product) gives ``P(x)``,
+and forward-backward each piece's expected count, the E-step of training; forward-filtering
 backward-sampling draws a segmentation with probability ``∝ P(z) ** alpha``.
 
-Two engines run them:
+Two engines run them, and both must equal the plain versions in `toklab.unigram.reference`:
 
-* per text, in pure Python (`PieceTable`, `text_edges`, `best_path`,
-  `forward_log`, `nbest_paths`, `sample_paths`, `text_expected_counts`), for
-  `toklab.unigram.Unigram`; `best_path` adds scores in float32 when asked,
-  as sentencepiece's C++ encoder does;
-* for many words at once, in numpy (`Lattice`, `Sweep`), for the trainer:
-  every word's lattice in flat arrays, one numpy step per position. When
-  pieces are pruned it only masks edges; it never scans the text again.
-
-Both must equal the plain versions in `toklab.unigram.reference`.
+* per text, in pure Python (`PieceTable`, `text_edges`, `best_path`, `forward_log`,
+  `nbest_paths`, `sample_paths`, `text_expected_counts`), for `toklab.unigram.Unigram`;
+  `best_path` adds scores in float32 when asked, as sentencepiece's C++ encoder does;
+* for many words at once, in numpy (`Lattice`, `Sweep`, `substring_edges`), for the
+  trainer: every word's lattice in flat arrays, found for all words at once and run
+  one numpy step per position. Pruning only masks edges; it never rescans the text.
 """
 
 from __future__ import annotations
@@ -25,30 +21,14 @@ from __future__ import annotations
 import math
 import random
 import struct
-from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..sentencepiece_model import byte_piece
-
 __all__ = [
-    "FLT_MIN",
-    "round32",
-    "PieceTable",
-    "text_edges",
-    "best_path",
-    "path_pieces",
-    "path_ids",
-    "forward_log",
-    "nbest_paths",
-    "sample_paths",
-    "draw",
-    "text_expected_counts",
-    "Sweep",
-    "Lattice",
-    "piece_lookup",
+    "FLT_MIN", "round32", "PieceTable", "text_edges", "best_path", "forward_log", "nbest_paths", "sample_paths",
+    "draw", "text_expected_counts", "Sweep", "Lattice", "code_points", "substring_edges", "piece_lookup",
 ]
 
 _NEG_INF = float("-inf")
@@ -156,38 +136,6 @@ def best_path(table: PieceTable, text: str) -> tuple[Path, float]:
         path.append((start_of[end], end, id_of[end]))
         end = start_of[end]
     return path[::-1], best[n]
-
-
-def path_pieces(model, text: str, path: Path) -> list[str]:
-    """A path's pieces as strings (``model``: a `Unigram`); unknown runs merged, or spelled as bytes."""
-    unk_id, byte_fallback = model.unk_id, model.byte_fallback
-    out: list[str] = []
-    prev_unk = False
-    for start, end, pid in path:
-        is_unk = pid == unk_id
-        if is_unk and byte_fallback:
-            out.extend(byte_piece(b) for b in text[start:end].encode("utf-8"))
-        elif is_unk and prev_unk:
-            out[-1] += text[start:end]
-        else:
-            out.append(text[start:end])
-        prev_unk = is_unk
-    return out
-
-
-def path_ids(model, text: str, path: Path) -> list[int]:
-    """A path's IDs (``model``: a `Unigram`); an unknown run is one ID, or its bytes' IDs."""
-    unk_id, byte_fallback = model.unk_id, model.byte_fallback
-    out: list[int] = []
-    prev_unk = False
-    for start, end, pid in path:
-        is_unk = pid == unk_id
-        if is_unk and byte_fallback:
-            out.extend(model.token_to_id(byte_piece(b)) for b in text[start:end].encode("utf-8"))
-        elif not (is_unk and prev_unk):
-            out.append(pid)
-        prev_unk = is_unk
-    return out
 
 
 def forward_log(edges: list[list[Edge]], n: int, theta: float = 1.0) -> list[float]:
@@ -311,11 +259,11 @@ class Sweep:
     """Edges sorted for one direction of dynamic programming over many lattices.
 
     ``node`` is the node each edge updates (its end for a left-to-right sweep,
-    its start for right-to-left), ``other`` the node it reads, ``depth`` the
-    position of ``node`` inside its word. Edges are sorted by depth, and
-    within a depth the edges of one node are contiguous (a *group*), with
-    ``other`` increasing. All words advance together: one numpy step per
-    depth updates that position in every word.
+    its start for right-to-left), ``other`` the node it reads; ``depth[v]`` is
+    the position of node ``v`` inside its word. Edges are sorted by the depth
+    of ``node``, and within a depth the edges of one node are contiguous (a
+    *group*), with ``other`` increasing. All words advance together: one numpy
+    step per depth updates that position in every word.
     """
 
     def __init__(self, node, other, pid, depth, reverse: bool) -> None:
@@ -326,31 +274,32 @@ class Sweep:
             flag[1:] = node[1:] != node[:-1]
         starts = np.flatnonzero(flag)
         self.group_node = node[starts]
-        self.group_of = (np.cumsum(flag) - 1).astype(np.int64)
-        top = int(depth.max()) if n else 0
-        edge_bounds = np.searchsorted(depth, np.arange(top + 2))
+        node_depth = depth[node]
+        top = int(node_depth.max()) if n else 0
+        edge_bounds = np.searchsorted(node_depth, np.arange(top + 2))
         group_bounds = np.searchsorted(starts, edge_bounds)
-        steps = []
+        steps = []  # per depth: edges a:b, groups ga:gb, each group's first edge and size
         for d in range(top + 1):
             a, b = int(edge_bounds[d]), int(edge_bounds[d + 1])
             if a < b:
                 ga, gb = int(group_bounds[d]), int(group_bounds[d + 1])
-                steps.append((a, b, ga, gb, starts[ga:gb] - a))
+                local = starts[ga:gb] - a
+                steps.append((a, b, ga, gb, local, np.diff(local, append=b - a)))
         self.steps = steps[::-1] if reverse else steps
 
     def subset(self, mask) -> "Sweep":
         """The same sweep without the masked-out edges (order is kept, so no re-sorting)."""
-        return Sweep(self.node[mask], self.other[mask], self.pid[mask], self.depth[mask], self.reverse)
+        return Sweep(self.node[mask], self.other[mask], self.pid[mask], self.depth, self.reverse)
 
     def logsumexp(self, values, edge_score) -> None:
         """values[node] = log sum over the node's edges of exp(values[other] + edge_score)."""
-        for a, b, ga, gb, local in self.steps:
+        for a, b, ga, gb, local, size in self.steps:
             v = values[self.other[a:b]] + edge_score[a:b]
             if b - a == gb - ga:  # one edge per node: nothing to add up
                 values[self.group_node[ga:gb]] = v
                 continue
             m = np.maximum.reduceat(v, local)
-            e = np.exp(v - m[self.group_of[a:b] - ga])
+            e = np.exp(v - np.repeat(m, size))
             values[self.group_node[ga:gb]] = m + np.log(np.add.reduceat(e, local))
 
     def maximum(self, values, edge_score):
@@ -362,7 +311,7 @@ class Sweep:
         """
         back = np.full(len(values), -1, dtype=np.int64)
         big = np.iinfo(np.int64).max
-        for a, b, ga, gb, local in self.steps:
+        for a, b, ga, gb, local, size in self.steps:
             v = values[self.other[a:b]] + edge_score[a:b]
             nodes = self.group_node[ga:gb]
             if b - a == gb - ga:
@@ -370,7 +319,7 @@ class Sweep:
                 back[nodes] = np.arange(a, b)
                 continue
             m = np.maximum.reduceat(v, local)
-            hit = v == m[self.group_of[a:b] - ga]
+            hit = v == np.repeat(m, size)
             back[nodes] = np.minimum.reduceat(np.where(hit, np.arange(a, b), big), local)
             values[nodes] = m
         return back
@@ -379,49 +328,37 @@ class Sweep:
 class Lattice:
     """The lattices of many words as flat arrays: the trainer's engine.
 
-    Node ``base[w] + k`` is position ``k`` of word ``w``; an edge ``(src,
+    Node ``start[w] + k`` is position ``k`` of word ``w``; an edge ``(src,
     dst, pid)`` is an occurrence of piece ``pid`` from ``src`` to ``dst``.
-    The edges are found once, by the same prefix-dict scan as
-    `text_edges`; when pieces are pruned the lattice only drops edges
+    ``lookup`` maps each piece to its ID (a `piece_lookup` prefix dict, whose
+    ``-1`` entries are ignored, or a plain piece -> ID dict). The edges are
+    exactly those `text_edges` finds word by word (every ``word[i:j]`` that is a
+    piece), in the same order (word, start, end), found by `substring_edges`
+    for all words at once; when pieces are pruned the lattice only drops edges
     (`keep`), it never scans text again. ``whole=False`` leaves out the edge
     spanning a whole word (used to find each piece's best *other*
-    segmentation).
+    segmentation); ``backward=False`` builds no backward sweep (Viterbi only).
     """
 
-    def __init__(self, words: Sequence[str], lookup: Mapping[str, int], *, whole: bool = True) -> None:
-
-        lens = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    def __init__(self, words: Sequence[str], lookup: Mapping[str, int], *, whole=True, backward=True) -> None:
+        codes, self.start, lens = code_points(words)
         self.n_words = len(words)
-        self.start = np.zeros(len(words), dtype=np.int64)
-        if len(words):
-            self.start[1:] = np.cumsum(lens + 1)[:-1]
         self.end = self.start + lens
-        n_nodes = int((lens + 1).sum())
-        self.depth = np.arange(n_nodes, dtype=np.int64) - np.repeat(self.start, lens + 1)
-        self.word_of = np.repeat(np.arange(len(words), dtype=np.int64), lens + 1)
-        self.n_nodes = n_nodes
-        flat = array("q")  # (src, dst, pid) triples
-        add = flat.extend
-        get = lookup.get
-        for w, word in enumerate(words):
-            base, n = int(self.start[w]), len(word)
-            for i in range(n):
-                for j in range(i + 1, n + 1):
-                    p = get(word[i:j])
-                    if p is None:
-                        break
-                    if p >= 0 and (whole or j - i < n):
-                        add((base + i, base + j, p))
-        triples = np.frombuffer(flat, dtype=np.int64).reshape(-1, 3)
-        src, dst, pid = triples[:, 0], triples[:, 1], triples[:, 2]
-        # Edges were found word by word, start by start: a stable sort by the
-        # depth of the end (start) node leaves each node's edges contiguous and
-        # ordered by their other end, which is what Sweep needs.
-        d_dst, d_src = self.depth[dst], self.depth[src]
-        fwd = np.argsort(d_dst, kind="stable")
-        bwd = np.argsort(d_src, kind="stable")
-        self.fwd = Sweep(dst[fwd], src[fwd], pid[fwd], d_dst[fwd], reverse=False)
-        self.bwd = Sweep(src[bwd], dst[bwd], pid[bwd], d_src[bwd], reverse=True)
+        self.n_nodes = n_nodes = int((lens + 1).sum())
+        kind = np.int32 if n_nodes < 2**31 else np.int64
+        self.depth = (np.arange(n_nodes, dtype=np.int64) - np.repeat(self.start, lens + 1)).astype(kind)
+        self.word_of = np.repeat(np.arange(len(words), dtype=kind), lens + 1)
+        src, dst, pid = substring_edges(codes, self.start, self.end, lookup, whole=whole, dtype=kind)
+        # The edges come in (word, start, end) order: a stable sort by the depth of the end (start)
+        # node leaves each node's edges contiguous and ordered by their other end, as Sweep needs.
+        order = np.argsort(self.depth[dst], kind="stable")
+        self.fwd = Sweep(dst[order], src[order], pid[order], self.depth, reverse=False)
+        self.bwd = None  # backward=False: Viterbi only
+        if backward:
+            order = np.argsort(self.depth[src], kind="stable")
+            node, other, pid = src[order], dst[order], pid[order]
+            del src, dst, order
+            self.bwd = Sweep(node, other, pid, self.depth, reverse=True)
 
     @property
     def n_edges(self) -> int:
@@ -432,7 +369,8 @@ class Lattice:
         mask = alive[self.fwd.pid]
         if not mask.all():
             self.fwd = self.fwd.subset(mask)
-            self.bwd = self.bwd.subset(alive[self.bwd.pid])
+            if self.bwd is not None:
+                self.bwd = self.bwd.subset(alive[self.bwd.pid])
 
     def forward_backward(self, logp, counts):
         """Expected count of every piece and log P(word) of every word (the E-step)."""
@@ -448,8 +386,15 @@ class Lattice:
         if not np.isfinite(log_z).all():
             bad = int(np.flatnonzero(~np.isfinite(log_z))[0])
             raise ValueError(f"word #{bad} cannot be segmented with these pieces (a character has no piece)")
+        # post = exp(alpha[other] + score + beta[node] - log P(word)) * count, in place
         words = self.word_of[f.node]
-        post = np.exp(alpha[f.other] + f_score + beta[f.node] - log_z[words]) * counts[words]
+        post = alpha[f.other]
+        post += f_score
+        del f_score
+        post += beta[f.node]
+        post -= log_z[words]
+        np.exp(post, out=post)
+        post *= counts[words]
         return np.bincount(f.pid, weights=post, minlength=len(logp)), log_z
 
     def viterbi(self, logp):
@@ -468,8 +413,8 @@ class Lattice:
             if (e < 0).any():
                 raise ValueError("a word cannot be segmented with these pieces")
             words.append(idx)
-            pieces.append(f.pid[e])
-            cur = f.other[e]
+            pieces.append(f.pid[e].astype(np.int64))
+            cur = f.other[e].astype(np.int64)
             live = cur != self.start[idx]
             cur, idx = cur[live], idx[live]
         if not words:
@@ -477,8 +422,75 @@ class Lattice:
         return best[self.end], np.concatenate(words), np.concatenate(pieces)
 
 
+def code_points(words: Sequence[str]):
+    """The words end to end with a separator (0) between them, as code points: ``(codes, starts, lens)``.
+
+    Position ``starts[w] + k`` is character ``k`` of word ``w``, and the lattice node where it starts.
+    """
+    lens = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    starts = np.zeros(len(words), dtype=np.int64)
+    if len(words):
+        starts[1:] = np.cumsum(lens + 1)[:-1]
+    data = "\0".join(words).encode("utf-32-le", "surrogatepass")
+    return np.frombuffer(data, dtype=np.uint32).astype(np.int64), starts, lens
+
+
+def substring_edges(codes, starts, ends, lookup: Mapping[str, int], *, whole: bool = True, dtype=np.int64):
+    """``(src, dst, pid)``: every ``text[src:dst]`` that is a piece inside one word, sorted by ``(src, dst)``.
+
+    ``codes``, ``starts``, ``ends``: the words as `code_points` lays them out.
+    The same edges as `text_edges`' prefix scan, found length by length for every
+    position at once: a position stays in play while its substring is a prefix of some
+    piece. A substring is named by an exact integer key (the dense ID of its one-shorter
+    prefix times a constant above every code point, plus its last code point), looked up
+    among the pieces' prefix keys. ``dtype``: of the three arrays (nodes and IDs fit).
+    """
+    items = [(p, i) for p, i in lookup.items() if i >= 0 and p]
+    empty = np.zeros(0, dtype=dtype)
+    if not items or not len(codes):
+        return empty, empty, empty
+    p_codes, p_starts, p_lens = code_points([p for p, _ in items])
+    p_ids = np.array([i for _, i in items], dtype=np.int64)
+    base = np.int64(max(int(codes.max()), int(p_codes.max())) + 1)
+    n, lens = len(codes), ends - starts
+    end_of, start_of = np.repeat(ends, lens + 1)[:n], np.repeat(starts, lens + 1)[:n]  # the word at each position
+    pos = np.ones(n, dtype=bool)
+    pos[ends[:-1]] = False
+    pos = np.flatnonzero(pos)  # positions whose substring of this length is a prefix of a piece
+    t_key, p_live, p_key = codes[pos], np.arange(len(items)), p_codes[p_starts]
+    found_src, found_len, found_pid = [], [], []
+    length = 1
+    while True:
+        uniq, p_dense = np.unique(p_key, return_inverse=True)
+        done = p_lens[p_live] == length
+        piece_of = np.full(len(uniq), -1, dtype=np.int64)
+        piece_of[p_dense[done]] = p_ids[p_live[done]]
+        at = np.minimum(np.searchsorted(uniq, t_key), len(uniq) - 1)
+        hit = uniq[at] == t_key
+        pos, t_dense = pos[hit], at[hit]
+        edge = piece_of[t_dense] >= 0
+        if not whole:
+            edge &= (pos != start_of[pos]) | (pos + length != end_of[pos])
+        found_src.append(pos[edge].astype(dtype))
+        found_len.append(np.full(int(edge.sum()), length, dtype=dtype))
+        found_pid.append(piece_of[t_dense[edge]].astype(dtype))
+        p_live, p_dense = p_live[~done], p_dense[~done]
+        length += 1
+        ok = pos + length <= end_of[pos]
+        pos, t_dense = pos[ok], t_dense[ok]
+        if not (p_live.size and pos.size):
+            break
+        p_key, t_key = p_dense * base + p_codes[p_starts[p_live] + length - 1], t_dense * base + codes[pos + length - 1]
+    src, size, pid = np.concatenate(found_src), np.concatenate(found_len), np.concatenate(found_pid)
+    del found_src, found_len, found_pid
+    order = np.argsort(src, kind="stable")  # the levels were found shortest first: (src, dst) order
+    src, size = src[order], size[order]
+    size += src
+    return src, size, pid[order]
+
+
 def piece_lookup(pieces: Sequence[str], ids: Iterable[int] | None = None) -> dict[str, int]:
-    """Prefix dict for `Lattice`: piece -> its index (or ``ids[k]``), other prefixes -> -1."""
+    """Prefix dict for `PieceTable` and `Lattice`: piece -> its index (or ``ids[k]``), other prefixes -> -1."""
     lookup: dict[str, int] = {}
     for i, piece in zip(range(len(pieces)) if ids is None else ids, pieces):
         for k in range(1, len(piece)):

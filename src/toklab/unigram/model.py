@@ -25,7 +25,7 @@ from ..sentencepiece_model import KINDS, UNK_SURFACE, byte_of_piece, byte_piece,
 from . import lattice
 from .lattice import FLT_MIN, PieceTable, round32
 
-__all__ = ["UNK_PENALTY", "Unigram"]
+__all__ = ["UNK_PENALTY", "Unigram", "path_pieces", "path_ids"]
 
 #: sentencepiece scores an unknown character ``min_score - 10`` (``kUnkPenalty``
 #: in ``unigram_model.cc``): worse than any real piece, so a character is only
@@ -257,11 +257,11 @@ class Unigram:
 
     def viterbi(self, text: str) -> list[str]:
         """The most probable segmentation of ``text`` (how the model encodes it)."""
-        return lattice.path_pieces(self, text, lattice.best_path(self.table, text)[0])
+        return path_pieces(self, text, lattice.best_path(self.table, text)[0])
 
     def encode(self, text: str) -> list[int]:
         """IDs of the Viterbi segmentation (a run of unknown characters is one unknown ID)."""
-        return lattice.path_ids(self, text, lattice.best_path(self.table, text)[0])
+        return path_ids(self, text, lattice.best_path(self.table, text)[0])
 
     segment = encode
 
@@ -309,7 +309,7 @@ class Unigram:
         """The ``n`` most probable segmentations with their scores, best first (first = `viterbi`)."""
         if not isinstance(n, int) or n < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
-        return [(lattice.path_pieces(self, text, path), score) for path, score in lattice.nbest_paths(self.table, text, n)]
+        return [(path_pieces(self, text, path), score) for path, score in lattice.nbest_paths(self.table, text, n)]
 
     def sample(
         self, text: str, *, alpha: float = 1.0, nbest_size: int = -1, seed: int | random.Random | None = None
@@ -342,7 +342,7 @@ class Unigram:
             top = max(s for _, s in best)
             weights = [math.exp(alpha * (s - top)) for _, s in best]
             return [list(best[lattice.draw(weights, rng)][0]) for _ in range(k)]
-        return [lattice.path_pieces(self, text, path) for path in lattice.sample_paths(self.table, text, k, alpha, rng)]
+        return [path_pieces(self, text, path) for path in lattice.sample_paths(self.table, text, k, alpha, rng)]
 
     def expected_counts(self, words: str | Mapping[str, float]) -> dict[str, float]:
         """Expected piece counts under the posterior over segmentations (forward-backward).
@@ -353,3 +353,35 @@ class Unigram:
         items = {words: 1.0}.items() if isinstance(words, str) else words.items()
         by_id = lattice.text_expected_counts(self.table, items)
         return {self._vocab[i]: c for i, c in by_id.items()}
+
+
+def path_pieces(model, text: str, path: lattice.Path) -> list[str]:
+    """A path's pieces as strings (``model``: a `Unigram`); unknown runs merged, or spelled as bytes."""
+    unk_id, byte_fallback = model.unk_id, model.byte_fallback
+    out: list[str] = []
+    prev_unk = False
+    for start, end, pid in path:
+        is_unk = pid == unk_id
+        if is_unk and byte_fallback:
+            out.extend(byte_piece(b) for b in text[start:end].encode("utf-8"))
+        elif is_unk and prev_unk:
+            out[-1] += text[start:end]
+        else:
+            out.append(text[start:end])
+        prev_unk = is_unk
+    return out
+
+
+def path_ids(model, text: str, path: lattice.Path) -> list[int]:
+    """A path's IDs (``model``: a `Unigram`); an unknown run is one ID, or its bytes' IDs."""
+    unk_id, byte_fallback = model.unk_id, model.byte_fallback
+    out: list[int] = []
+    prev_unk = False
+    for start, end, pid in path:
+        is_unk = pid == unk_id
+        if is_unk and byte_fallback:
+            out.extend(model.token_to_id(byte_piece(b)) for b in text[start:end].encode("utf-8"))
+        elif not (is_unk and prev_unk):
+            out.append(pid)
+        prev_unk = is_unk
+    return out

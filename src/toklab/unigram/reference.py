@@ -14,12 +14,14 @@ quadratic and meant for the small examples the book works by hand:
   turns expected counts into new scores (with sentencepiece's Bayesian digamma
   update and its 0.5 cut-off); `reference_em_step` is one ML EM iteration;
 * `reference_prune_loss` is how much corpus log-likelihood sentencepiece
-  estimates is lost if a piece is removed.
+  estimates is lost if a piece is removed;
+* `reference_seed_pieces` builds the trainer's oversized starting vocabulary
+  from frequent substrings, level by level, in plain loops.
 
 Their fast partners, which must agree (``tests/unigram/test_fast_vs_reference.py``):
 `Unigram.forward`, `Unigram.viterbi` and `Unigram.expected_counts` (per-text
 lattices), and in `toklab.unigram.trainer` the batched `expected_counts`,
-`m_step` and `prune_losses` that the trainer runs over every word at once.
+`m_step`, `prune_losses` and `seed_pieces` that the trainer runs over every word at once.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ __all__ = [
     "digamma",
     "reference_m_step",
     "reference_prune_loss",
+    "reference_seed_pieces",
 ]
 
 _NEG_INF = float("-inf")
@@ -221,3 +224,73 @@ def reference_prune_loss(
         log_alt = sum(math.log(freq[a] + f) for a in alt) - len(alt) * math.log(total + f * (len(alt) - 1))
         losses[piece] = f / n_words * ((math.log(f) - math.log(total)) - log_alt)
     return losses
+
+
+def reference_seed_pieces(
+    word_counts: Mapping[str, int],
+    *,
+    max_piece_length: int = 16,
+    seed_size: int = 1_000_000,
+) -> dict[str, float]:
+    """The initial, oversized vocabulary, in plain loops: every character plus the most frequent substrings.
+
+    Candidates are the substrings of length 2..``max_piece_length`` that
+    occur at least twice (counted inside words, weighted by word count).
+    Like sentencepiece's suffix-array seed, a candidate that is always
+    followed by the same character (``"Pytho"`` when every occurrence is in
+    ``"Python"``) is skipped: its longer extension has the same count and
+    covers more. The ``seed_size`` candidates with the largest
+    ``count * length`` (characters they cover) are kept, ties broken by the
+    piece itself, and every character is added. Returns initial scores:
+    ``log(value / total)`` with value = count for a character and
+    count * length for a longer piece.
+
+    Counting is level by level (apriori): a substring of length ``l`` can only
+    occur twice if both its length ``l - 1`` prefix and suffix do, so only
+    those positions are extended. This avoids counting the millions of
+    substrings that occur once. Its fast partner is
+    `toklab.unigram.trainer.seed_pieces` (numpy, every word at once), which
+    returns the same dict in the same order.
+    """
+    if max_piece_length < 1:
+        raise ValueError(f"max_piece_length must be >= 1, got {max_piece_length}")
+    items = sorted((w, c) for w, c in word_counts.items() if w and c > 0)
+    chars: Counter = Counter()
+    for w, c in items:
+        for ch in w:
+            chars[ch] += c
+    # positions[w] = starts i where w[i:i+l] occurs at least twice (current level l)
+    positions = [[i for i, ch in enumerate(w) if chars[ch] >= 2] for w, _ in items]
+    found: dict[str, int] = {}
+    prev_level: dict[str, int] = {ch: n for ch, n in chars.items() if n >= 2}
+    for length in range(2, max_piece_length + 1):
+        level: Counter = Counter()
+        candidates = []
+        for (w, c), pos in zip(items, positions):
+            ok = set(pos)
+            here = [i for i in pos if i + 1 in ok and i + length <= len(w)]
+            for i in here:
+                level[w[i : i + length]] += c
+            candidates.append(here)
+        frequent = {s: n for s, n in level.items() if n >= 2}
+        if not frequent:
+            break
+        # Drop the previous level's strings that never branch to the right.
+        if length > 2:
+            best_ext: dict[str, int] = {}
+            for s, n in frequent.items():
+                if n > best_ext.get(s[:-1], 0):
+                    best_ext[s[:-1]] = n
+            for s, n in prev_level.items():
+                if best_ext.get(s, 0) == n:
+                    found.pop(s, None)
+        found.update(frequent)
+        prev_level = frequent
+        positions = [
+            [i for i in here if w[i : i + length] in frequent] for (w, _), here in zip(items, candidates)
+        ]
+    ranked = sorted(found.items(), key=lambda kv: (-kv[1] * len(kv[0]), kv[0]))[:seed_size]
+    values = {ch: float(n) for ch, n in sorted(chars.items(), key=lambda kv: (-kv[1], kv[0]))}
+    values.update((s, float(n * len(s))) for s, n in ranked)
+    log_total = math.log(sum(values.values())) if values else 0.0
+    return {p: math.log(v) - log_total for p, v in values.items()}

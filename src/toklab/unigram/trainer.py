@@ -19,7 +19,7 @@ import numpy as np
 
 from ..pre_tokenizers.metaspace import split_words
 from ..sentencepiece_model import byte_piece
-from .lattice import Lattice, piece_lookup
+from .lattice import Lattice, code_points
 from .model import Unigram
 from .reference import MIN_EXPECTED_COUNT, digamma
 
@@ -56,63 +56,85 @@ def seed_pieces(
 ) -> dict[str, float]:
     """The initial, oversized vocabulary: every character plus the most frequent substrings.
 
-    Candidates are the substrings of length 2..``max_piece_length`` that
-    occur at least twice (counted inside words, weighted by word count).
-    Like sentencepiece's suffix-array seed, a candidate that is always
-    followed by the same character (``"Pytho"`` when every occurrence is in
-    ``"Python"``) is skipped: its longer extension has the same count and
-    covers more. The ``seed_size`` candidates with the largest
-    ``count * length`` (characters they cover) are kept, ties broken by the
-    piece itself, and every character is added. Returns initial scores:
-    ``log(value / total)`` with value = count for a character and
-    count * length for a longer piece.
+    Same rule and same result (the same dict, in the same order) as
+    `toklab.unigram.reference.reference_seed_pieces`, which states it in plain
+    loops: the substrings of length 2..``max_piece_length`` that occur at
+    least twice (weighted by word count), minus those always followed by the
+    same character; the ``seed_size`` with the largest ``count * length``,
+    ties broken by the piece; every character. Scores are ``log(value /
+    total)``, value = count for a character, count * length otherwise.
 
-    Counting is level by level (apriori): a substring of length ``l`` can only
-    occur twice if both its length ``l - 1`` prefix and suffix do, so only
-    those positions are extended. This avoids counting the millions of
-    substrings that occur once.
+    Here every word is counted at once. The words are laid end to end in one
+    array of code points, and level by level (apriori, as in the reference)
+    each position whose substring of length ``l - 1`` is frequent, and whose
+    neighbour's is too, gets an exact integer key for its substring of
+    length ``l``: the dense ID of the shorter substring times a constant
+    above every code point, plus the next code point. `numpy.unique` on the
+    keys numbers the distinct substrings and a weighted `numpy.bincount`
+    counts them.
     """
     if max_piece_length < 1:
         raise ValueError(f"max_piece_length must be >= 1, got {max_piece_length}")
     items = sorted((w, c) for w, c in word_counts.items() if w and c > 0)
-    chars: Counter = Counter()
-    for w, c in items:
-        for ch in w:
-            chars[ch] += c
-    # positions[w] = starts i where w[i:i+l] occurs at least twice (current level l)
-    positions = [[i for i, ch in enumerate(w) if chars[ch] >= 2] for w, _ in items]
-    found: dict[str, int] = {}
-    prev_level: dict[str, int] = {ch: n for ch, n in chars.items() if n >= 2}
+    if not items:
+        return {}
+    codes, starts, lens = code_points([w for w, _ in items])
+    codes = codes.astype(np.int32)  # (int32 positions and codes: half the memory of the level arrays)
+    n = len(codes)
+    end = np.repeat((starts + lens).astype(np.int32), lens + 1)[:n]  # one past the last character of each word
+    weight = np.repeat(np.array([c for _, c in items], dtype=np.int64), lens + 1)[:n]
+    valid = np.ones(n, dtype=bool)
+    valid[(starts + lens)[:-1]] = False  # the separators between words
+    # Level 1: characters.
+    char_codes, char_of = np.unique(codes[valid], return_inverse=True)
+    char_count = np.bincount(char_of, weights=weight[valid]).astype(np.int64)
+    chars = {chr(int(u)): int(c) for u, c in zip(char_codes, char_count)}
+    pos = np.flatnonzero(valid).astype(np.int32)
+    keep = char_count[char_of] >= 2
+    pos, ids = pos[keep], char_of[keep]
+    ids = (np.cumsum(char_count >= 2) - 1)[ids]  # dense among the frequent characters
+    del valid, char_of, keep
+    prev_count = char_count[char_count >= 2]
+    base = np.int64(max(int(char_codes[-1]) + 1, 1))
+    levels = []  # per length >= 2: (length, a position of each frequent substring, its count, alive mask)
     for length in range(2, max_piece_length + 1):
-        level: Counter = Counter()
-        candidates = []
-        for (w, c), pos in zip(items, positions):
-            ok = set(pos)
-            here = [i for i in pos if i + 1 in ok and i + length <= len(w)]
-            for i in here:
-                level[w[i : i + length]] += c
-            candidates.append(here)
-        frequent = {s: n for s, n in level.items() if n >= 2}
-        if not frequent:
+        ok = np.zeros(n + 1, dtype=bool)
+        ok[pos] = True
+        sel = ok[pos + 1] & (pos + length <= end[pos])
+        here, hid = pos[sel], ids[sel]
+        del pos, ids, sel, ok
+        key = hid * base + codes[here + length - 1]
+        del hid
+        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        del key
+        count = np.bincount(inv, weights=weight[here]).astype(np.int64)
+        frequent = count >= 2
+        if not frequent.any():
             break
-        # Drop the previous level's strings that never branch to the right.
+        # Drop the previous level's strings that never branch to the right: some
+        # one-character extension has the same count.
         if length > 2:
-            best_ext: dict[str, int] = {}
-            for s, n in frequent.items():
-                if n > best_ext.get(s[:-1], 0):
-                    best_ext[s[:-1]] = n
-            for s, n in prev_level.items():
-                if best_ext.get(s, 0) == n:
-                    found.pop(s, None)
-        found.update(frequent)
-        prev_level = frequent
-        positions = [
-            [i for i in here if w[i : i + length] in frequent] for (w, _), here in zip(items, candidates)
-        ]
-    ranked = sorted(found.items(), key=lambda kv: (-kv[1] * len(kv[0]), kv[0]))[:seed_size]
-    values = {ch: float(n) for ch, n in sorted(chars.items(), key=lambda kv: (-kv[1], kv[0]))}
-    values.update((s, float(n * len(s))) for s, n in ranked)
-    log_total = math.log(sum(values.values())) if values else 0.0
+            prefix = uniq[frequent] // base
+            run = np.flatnonzero(np.r_[True, prefix[1:] != prefix[:-1]])
+            best = np.maximum.reduceat(count[frequent], run)
+            same = best == prev_count[prefix[run]]
+            levels[-1][3][prefix[run][same]] = False
+        rank = np.cumsum(frequent) - 1
+        levels.append((length, here[first[frequent]], count[frequent], np.ones(int(frequent.sum()), dtype=bool)))
+        stay = frequent[inv]
+        pos, ids = here[stay], rank[inv[stay]].astype(np.int32)
+        del here, inv, stay, first
+        prev_count = count[frequent]
+    joined = "\0".join(w for w, _ in items)
+    found = [
+        (joined[p : p + length], int(c))
+        for length, at, cnt, alive in levels
+        for p, c in zip(at[alive].tolist(), cnt[alive].tolist())
+    ]
+    ranked = sorted(found, key=lambda kv: (-kv[1] * len(kv[0]), kv[0]))[:seed_size]
+    values = {ch: float(c) for ch, c in sorted(chars.items(), key=lambda kv: (-kv[1], kv[0]))}
+    values.update((s, float(c * len(s))) for s, c in ranked)
+    log_total = math.log(sum(values.values()))
     return {p: math.log(v) - log_total for p, v in values.items()}
 
 
@@ -140,7 +162,7 @@ def expected_counts(word_counts: Mapping[str, float], scores: Mapping[str, float
     """
     names = list(scores)
     words = [w for w, c in word_counts.items() if w and c]
-    lattice = Lattice(words, piece_lookup(names))
+    lattice = Lattice(words, {p: i for i, p in enumerate(names)})
     counts = np.array([float(word_counts[w]) for w in words])
     expected, _ = lattice.forward_backward(np.array([float(scores[p]) for p in names]), counts)
     return {p: float(e) for p, e in zip(names, expected) if e > 0}
@@ -258,7 +280,7 @@ def train(
 
     words = sorted(counts)
     word_count = np.array([float(counts[w]) for w in words])
-    lattice = Lattice(words, piece_lookup(names))
+    lattice = Lattice(words, {p: i for i, p in enumerate(names)})
     desired = int(vocab_size * 1.1)
     bar = None
     if progress:
@@ -282,7 +304,7 @@ def train(
         if n_alive <= desired:
             break
         alive = prune(lattice, names, logp, alive, is_protected, lengths, word_count,
-                       max(desired, int(shrink * n_alive)))
+                      max(desired, int(shrink * n_alive)))
         logp = np.where(alive, logp, -np.inf)
         lattice.keep(alive)
         if history is not None:
@@ -342,7 +364,7 @@ def prune_losses(lattice, names, logp, alive, is_protected, lengths, word_count)
         return cand, np.zeros(0)
     # Best segmentation of each candidate into other pieces (the whole-piece edge left out).
     live = np.flatnonzero(alive)
-    alt = Lattice([names[i] for i in cand], piece_lookup([names[i] for i in live], live), whole=False)
+    alt = Lattice([names[i] for i in cand], {names[i]: int(i) for i in live}, whole=False, backward=False)
     alt_score, alt_of, alt_piece = alt.viterbi(logp)
     own_best = alt_score <= logp[cand]
     n_alt = np.bincount(alt_of, minlength=cand.size)

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..normalizers.bert import BertNormalizer
 from ..pre_tokenizers.bert import bert_words
 from .model import BERT_SPECIAL_TOKENS, WordPiece
-from .reference import Score, join, merge_symbols, prepare, split_word
+from .reference import Score, join, prepare, split_word
 
 __all__ = ["train_vocab", "word_counts", "train"]
 
@@ -104,22 +104,54 @@ def train_vocab(
         delta: dict[tuple[int, int], int] = {}
         sym_delta: dict[int, int] = {}
         for w in where.pop(pair):
+            # `merge_symbols` on this word, noting the pair-count changes at each merge
+            # site as it goes: for an occurrence with left neighbour p and right
+            # neighbour q, (p, a), (a, b) and (b, q) lose one and (p, new) and
+            # (new, q) gain one; p comes from the output built so far, so
+            # back-to-back occurrences come out right.
             word = corpus[w]
-            merged = merge_symbols(word, a, b, new)
-            if len(merged) == len(word):
+            try:
+                i = word.index(a)
+            except ValueError:
                 continue  # the index is a superset: this word lost the pair earlier
-            c = freq[w]
-            k = (len(word) - len(merged)) * c
+            n, c = len(word), freq[w]
+            out: list[int] = []
+            start = occurrences = 0
+            while i + 1 < n:
+                if word[i + 1] != b:
+                    search = i + 1
+                else:
+                    out += word[start:i]
+                    occurrences += 1
+                    delta[pair] = delta.get(pair, 0) - c
+                    if out:
+                        left = out[-1]
+                        q = (left, a)
+                        delta[q] = delta.get(q, 0) - c
+                        q = (left, new)
+                        delta[q] = delta.get(q, 0) + c
+                        where.setdefault(q, set()).add(w)
+                    if i + 2 < n:
+                        right = word[i + 2]
+                        q = (b, right)
+                        delta[q] = delta.get(q, 0) - c
+                        q = (new, right)
+                        delta[q] = delta.get(q, 0) + c
+                        where.setdefault(q, set()).add(w)
+                    out.append(new)
+                    start = search = i + 2
+                try:
+                    i = word.index(a, search)
+                except ValueError:
+                    break
+            if not occurrences:
+                continue
+            out += word[start:]
+            k = occurrences * c
             sym_delta[a] = sym_delta.get(a, 0) - k
             sym_delta[b] = sym_delta.get(b, 0) - k
             sym_delta[new] = sym_delta.get(new, 0) + k
-            for p in zip(word, word[1:]):
-                delta[p] = delta.get(p, 0) - c
-            for p in zip(merged, merged[1:]):
-                delta[p] = delta.get(p, 0) + c
-                if new in p:
-                    where.setdefault(p, set()).add(w)
-            corpus[w] = merged
+            corpus[w] = out
 
         touched: set[tuple[int, int]] = set()
         for p, d in delta.items():
