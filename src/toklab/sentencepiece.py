@@ -392,6 +392,19 @@ class SentencePieceTokenizer:
         """`decode` for piece strings; KeyError for a string that is not a piece."""
         return self.decode([self.token_to_id(p) for p in pieces])
 
+    def encode_with_offsets(self, text: str, *, add_bos: bool = False, add_eos: bool = False):
+        """IDs and each piece's span in ``text`` (code points and UTF-8 bytes), as sentencepiece
+        reports them (`toklab.offsets.sentencepiece_offsets`)."""
+        from .offsets import sentencepiece_offsets
+
+        return sentencepiece_offsets(self, text, add_bos=add_bos, add_eos=add_eos)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the pieces, the settings and the library versions (`toklab.versioning`)."""
+        from . import versioning
+
+        return versioning.fingerprint(self)
+
     def trace(self, text: str, *, add_bos: bool = False, add_eos: bool = False) -> list[Stage]:
         """Every stage's output for ``text``, as `toklab.pipeline.trace` reports it.
 
