@@ -27,6 +27,13 @@ as Hugging Face ``tokenizers`` names it:
 - `metrics`: fertility with declared units, UNK rate, bits per byte;
 - `patching`: tokenizer-free input (§6): a next-byte model, fixed and entropy patches,
   CANINE-style hash embeddings;
+- production traps (§5): `numbers` (digit cuts and place value), `indentation`
+  (code whitespace), `glitch` (partial-UTF-8 and unreachable tokens, norm
+  indicators) with `toylm` (two tiny numpy models for the demos), `healing`
+  (tiktoken's ``encode_with_unstable``, token healing, a token trie), `batching`
+  (attention vs loss masks, packing), `offsets` (spans in the original text, as HF
+  ``tokenizers`` and sentencepiece report them; tiktoken's ``decode_with_offsets``),
+  `versioning` (fingerprints, manifests, saving with a manifest);
 - `corpus`: the bundled multilingual corpus; `viz`: token-boundary views;
 - `exercises`: checkers for the book's coding exercises; `book`: chapter helpers;
 - `drills`: fresh practice problems for interviews, each with a checker that names the likely

@@ -42,6 +42,7 @@ from typing import Any, Protocol
 from . import special
 from .checks import check_ids, check_str
 from .normalizers.forms import UnicodeNormalizer
+from .offsets import OffsetsMixin
 from .post_processors import bos_eos
 from .special import ChatTemplate, Messages, SpecialSet
 from .unicode import replace_surrogates, to_proxy
@@ -101,7 +102,7 @@ def _shown(token: Any) -> str:
 
 
 @dataclass
-class Pipeline:
+class Pipeline(OffsetsMixin):
     """A tokenizer assembled from stages around any model.
 
     ``normalizer`` is a normalizer object (`toklab.normalizers`), one of the
@@ -323,6 +324,12 @@ class Pipeline:
         if self.chat_template is None:
             raise ValueError("this pipeline has no chat_template (pass e.g. chat_template=toklab.special.chatml)")
         return self.chat_template
+
+    def fingerprint(self) -> str:
+        """SHA-256 of every component that decides the IDs, library versions included (`toklab.versioning`)."""
+        from . import versioning
+
+        return versioning.fingerprint(self)
 
     # -- trace ----------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import heapq
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from .decoders import SentencePieceDecoder
@@ -266,8 +267,7 @@ class SentencePieceTokenizer:
     def from_model_proto(cls, blob: bytes, config: SPConfig | None = None) -> "SentencePieceTokenizer":
         """Build from the bytes of a ``.model`` file (no sentencepiece library needed)."""
         if not isinstance(blob, (bytes, bytearray, memoryview)):
-            raise TypeError(f"expected the bytes of a .model file, got {type(blob).__name__} (for a path: "
-                            "toklab.sentencepiece.load)")
+            raise TypeError(f"expected a .model file's bytes, got {type(blob).__name__} (a path: toklab.sentencepiece.load)")
         pieces, proto_config = parse_model_proto(bytes(blob))
         return cls(pieces, config if config is not None else proto_config)
 
@@ -281,9 +281,7 @@ class SentencePieceTokenizer:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write `to_model_proto` to ``path`` (a ``.model`` file the ``sentencepiece`` library loads)."""
-        blob = self.to_model_proto()
-        with open(os.fspath(path), "wb") as fh:
-            fh.write(blob)
+        Path(path).write_bytes(self.to_model_proto())
 
     def to_hf(self):
         """This model as a Hugging Face ``tokenizers.Tokenizer``, stage for stage (`toklab.sentencepiece_hf`).
@@ -292,15 +290,7 @@ class SentencePieceTokenizer:
         the two libraries' arithmetic differs (listed in `toklab.sentencepiece_hf`;
         none with ``engine="tokenizers"``). Decode with ``skip_special_tokens=True``.
         """
-        from tokenizers import Tokenizer
-
-        hf = Tokenizer(sentencepiece_hf.hf_model(self._entries, self.config))
-        hf.normalizer = self.normalizer.to_hf()
-        hf.decoder = self.decoder.to_hf()
-        added = sentencepiece_hf.hf_added_tokens(self._entries, self.config)
-        hf.add_special_tokens([t for t in added if t.special])
-        hf.add_tokens([t for t in added if not t.special])
-        return hf
+        return sentencepiece_hf.hf_tokenizer(self._entries, self.config, self.normalizer, self.decoder)
 
     def to_hf_json(self) -> str:
         """`to_hf` as the text of a ``tokenizer.json`` (``tokenizers.Tokenizer.from_str`` reads it)."""
@@ -436,6 +426,19 @@ class SentencePieceTokenizer:
         """`decode` for piece strings; KeyError for a string that is not a piece."""
         return self.decode([self.token_to_id(p) for p in pieces])
 
+    def encode_with_offsets(self, text: str, *, add_bos: bool = False, add_eos: bool = False):
+        """IDs and each piece's span in ``text`` (code points and UTF-8 bytes), as sentencepiece
+        reports them (`toklab.offsets.sentencepiece_offsets`)."""
+        from .offsets import sentencepiece_offsets
+
+        return sentencepiece_offsets(self, text, add_bos=add_bos, add_eos=add_eos)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the pieces, the settings and the library versions (`toklab.versioning`)."""
+        from . import versioning
+
+        return versioning.fingerprint(self)
+
     def trace(self, text: str, *, add_bos: bool = False, add_eos: bool = False) -> list[Stage]:
         """Every stage's output for ``text``, as `toklab.pipeline.trace` reports it.
 
@@ -476,9 +479,7 @@ def _checked_entries(model_pieces: Sequence[SPPiece | tuple]) -> list[SPPiece]:
 
 def load(path: str | os.PathLike) -> SentencePieceTokenizer:
     """Read a sentencepiece ``.model`` file. Raises ValueError naming the file if it does not parse."""
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        blob = fh.read()
+    blob = Path(path).read_bytes()
     try:
         return SentencePieceTokenizer.from_model_proto(blob)
     except ValueError as exc:

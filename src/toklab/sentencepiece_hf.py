@@ -62,6 +62,7 @@ __all__ = [
     "hf_model",
     "hf_merges",
     "hf_decoder",
+    "hf_tokenizer",
     "hf_added_tokens",
     "sentencepiece_from_hf",
 ]
@@ -228,6 +229,20 @@ def hf_decoder(kinds: Mapping[str, str], add_dummy_prefix: bool, remove_extra_wh
                                   decoders.Fuse(), decoders.Strip(" ", 1, 0)])
     scheme = "always" if add_dummy_prefix or remove_extra_whitespaces else "never"
     return decoders.Sequence([decoders.Metaspace(SPACE, scheme), *byte, decoders.Replace(unk, unk_surface)])
+
+
+def hf_tokenizer(pieces: Sequence[SPPiece], config: SPConfig, normalizer, decoder):
+    """A sentencepiece model as a whole ``tokenizers.Tokenizer``: `hf_model`, the normalizer's and decoder's
+    ``to_hf()``, and `hf_added_tokens` (special for control pieces)."""
+    from tokenizers import Tokenizer
+
+    hf = Tokenizer(hf_model(pieces, config))
+    hf.normalizer = normalizer.to_hf()
+    hf.decoder = decoder.to_hf()
+    added = hf_added_tokens(pieces, config)
+    hf.add_special_tokens([t for t in added if t.special])
+    hf.add_tokens([t for t in added if not t.special])
+    return hf
 
 
 def hf_added_tokens(pieces: Sequence[SPPiece], config: SPConfig) -> list:

@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from toklab import bpe, metrics, unigram
@@ -222,6 +223,30 @@ def threshold_aiming_at_n_over_m(entropies, mean_size):
     return ranked[k] if k < len(ranked) else min(ranked, default=0.0) - 1.0
 
 
+def groups_from_the_left(pieces):
+    """One group size read from the left, the last piece may be shorter."""
+    sizes = [len(p) for p in pieces]
+    return all(n == sizes[0] for n in sizes[:-1]) and sizes[-1] <= sizes[0]
+
+
+def partial_by_high_first_byte(tokens):
+    return sorted(i for i, t in tokens.items() if t[0] >= 0x80)
+
+
+def heal_one_token(tokenizer, prompt):
+    ids = tokenizer.encode(prompt, disallowed_special=())
+    return ids[:-1], tokenizer.decode_bytes(ids[-1:])
+
+
+def mask_by_pad_id(ids, lengths):
+    return ids[:, 1:] != 2  # PAD = EOS = 2 in the checker's batches
+
+
+def causal_only(doc):
+    n, t = doc.shape
+    return np.broadcast_to(np.tril(np.ones((t, t), dtype=bool)), (n, t, t))
+
+
 def colliding_pairs(code_points, num_hashes, num_buckets):
     rows = Counter(map(tuple, hash_buckets(code_points, num_hashes, num_buckets).tolist()))
     return sum(n * (n - 1) // 2 for n in rows.values())
@@ -318,6 +343,11 @@ SLIPS = {
     "ch04_1-ex1": (truncate_keeps_last_merges, "those are the *last* merges"),
     "ch04_2-ex1": (premium_per_byte, "compares compression"),
     "ch04_3-ex1": (mean_init_from_bytes, "single *bytes*"),
+    "ch05_1-ex1": (groups_from_the_left, "read from the right"),
+    "ch05_2-ex1": (partial_by_high_first_byte, "decide by decoding the bytes"),
+    "ch05_3-ex1": (heal_one_token, "did not back off far enough"),
+    "ch05_4-ex1": (mask_by_pad_id, "Build the mask from the lengths"),
+    "ch05_4-ex2": (causal_only, "may not attend to another document"),
     "ch06-ex1": (patch_starts_at_or_above, "strictly above the threshold"),
     "ch06-ex2": (threshold_aiming_at_n_over_m, "one patch too many"),
     "ch06-ex3": (colliding_pairs, "count code points"),

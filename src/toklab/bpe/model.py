@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from .. import special
 from ..checks import check_id, check_ids, check_str, type_name
 from ..decoders import ByteLevelDecoder
+from ..offsets import OffsetsMixin
 from ..pre_tokenizers import patterns
 from ..special import SpecialSet
 from ..unicode import replace_surrogates
@@ -34,7 +35,7 @@ CACHE_LIMIT = 500_000
 CACHE_PIECE_CHARS = 200
 
 
-class ByteBPE:
+class ByteBPE(OffsetsMixin):
     """A byte-level BPE tokenizer: pattern + merges (+ IDs) + special tokens.
 
     ``merges`` are byte pairs in learning order. ``vocab`` maps IDs to bytes;

@@ -200,6 +200,12 @@ class Unigram:
         """``(piece, score, kind)`` for every ID: what `from_entries` takes."""
         return list(zip(self._vocab, self._scores, self._kinds))
 
+    def fingerprint(self) -> str:
+        """SHA-256 of the pieces, scores, options and library versions (`toklab.versioning`)."""
+        from .. import versioning
+
+        return versioning.fingerprint(self)
+
     def get_vocab(self) -> dict[str, int]:
         """Piece -> ID."""
         return dict(self._ids)
