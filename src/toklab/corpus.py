@@ -68,6 +68,8 @@ def load(name: str, max_bytes: int | None = None) -> str:
     text is cut after the last ``\\n`` within them (so never mid-line and never
     mid-character); if that prefix holds no newline the result is ``""``.
     """
+    if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)):
+        raise TypeError(f"max_bytes must be an int or None, got {type(max_bytes).__name__} {max_bytes!r}")
     if max_bytes is not None and max_bytes < 0:
         raise ValueError("max_bytes must be >= 0 or None")
     path = corpus_path(name)
@@ -89,6 +91,9 @@ def load_all(max_bytes_each: int | None = None) -> dict[str, str]:
 def held_out(name: str, start: int, size: int = 50_000) -> str:
     """About ``size`` characters of corpus ``name`` from character ``start`` on, cut after
     the last newline: text a tokenizer trained on ``load(name)[:start]`` has not seen."""
+    for arg, value in (("start", start), ("size", size)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{arg} must be an int, got {type(value).__name__} {value!r}")
     if start < 0 or size <= 0:
         raise ValueError(f"start must be >= 0 and size > 0, got start={start}, size={size}")
     text = load(name)[start : start + size]

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .pre_tokenizers.metaspace import SPACE, unescape
+from .sentencepiece_hf import hf_decoder
 from .sentencepiece_model import UNK_SURFACE, byte_of_piece
 
 __all__ = ["ByteLevelDecoder", "WordPieceDecoder", "SentencePieceDecoder", "decode_utf8_per_byte"]
@@ -155,3 +156,7 @@ class SentencePieceDecoder:
         if pending:
             out.append(decode_utf8_per_byte(bytes(pending)))
         return "".join(out)
+
+    def to_hf(self):
+        """The same decoder as HF steps (`toklab.sentencepiece_hf.hf_decoder`); equal on what encode produces."""
+        return hf_decoder(self.kinds, self.add_dummy_prefix, self.remove_extra_whitespaces, self.unk_surface)

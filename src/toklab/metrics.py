@@ -379,6 +379,8 @@ def count_unk(ids: Iterable[int], unk_id: int) -> UnkRate:
     """Count ``unk_id`` among ``ids``."""
     if _not_count(unk_id):
         raise TypeError(f"unk_id must be an integer token ID, got {unk_id!r}")
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"ids must be token IDs, got a {type(ids).__name__}")
     ids = list(ids)
     return UnkRate(sum(1 for i in ids if i == unk_id), len(ids))
 

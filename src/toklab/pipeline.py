@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import special
+from .checks import check_ids, check_str
 from .normalizers.forms import UnicodeNormalizer
 from .offsets import OffsetsMixin
 from .post_processors import bos_eos
@@ -113,6 +114,11 @@ class Pipeline(OffsetsMixin):
     registered special tokens put around every encoded text (a shortcut for a
     `toklab.post_processors.TemplateProcessing`); ``chat_template`` turns
     messages into `toklab.special.Segment` lists for `encode_chat`.
+
+    ``non_special_tokens`` names registered tokens that are cut out of text
+    like special tokens but are not special: ``decode(skip_special_tokens=True)``
+    keeps them, and `to_hf` writes them as added tokens with ``special=false``
+    (Hugging Face's distinction, e.g. a tool-call marker).
     """
 
     model: Model
@@ -124,10 +130,19 @@ class Pipeline(OffsetsMixin):
     post_processor: Any = None
     decoder: Any = None
     special_tokens: Mapping[str, int] | None = None
+    non_special_tokens: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
+        missing = [m for m in ("segment", "token_to_id", "id_to_token", "__len__") if not hasattr(self.model, m)]
+        if missing:
+            raise TypeError(f"model must implement the Model interface; {type(self.model).__name__} lacks {missing}")
         if isinstance(self.normalizer, str):
             self.normalizer = UnicodeNormalizer(self.normalizer)
+        for stage, method in (("normalizer", "normalize"), ("pre_tokenizer", "pre_tokenize"), ("decoder", "decode"),
+                              ("post_processor", "process")):
+            value = getattr(self, stage)
+            if value is not None and not hasattr(value, method):
+                raise TypeError(f"{stage} must have a {method}() method (or be None), got {type(value).__name__}")
         # The model's own split and its cached encode_ordinary give the same IDs
         # as segmenting each chunk, faster (tests check trace == encode).
         self._model_splits = self.pre_tokenizer is None and hasattr(self.model, "encode_ordinary")
@@ -135,6 +150,10 @@ class Pipeline(OffsetsMixin):
             if getattr(self, stage) is None:
                 setattr(self, stage, getattr(self.model, stage, None))
         self.special_tokens = dict(self.special_tokens or {})
+        self.non_special_tokens = frozenset(self.non_special_tokens)
+        stray = sorted(self.non_special_tokens - set(self.special_tokens))
+        if stray:
+            raise ValueError(f"non_special_tokens {stray} are not registered tokens of this pipeline")
         for role in ("bos", "eos"):
             token = getattr(self, role)
             if token is not None and token not in self.special_tokens:
@@ -201,6 +220,7 @@ class Pipeline(OffsetsMixin):
         ``add_special_tokens=False`` skips the post-processor (no BOS/EOS),
         as Hugging Face's option of that name does.
         """
+        check_str(text)
         ids: list[int] = []
         for piece, is_special in self.split_specials(text, allowed_special, disallowed_special):
             if is_special:
@@ -224,18 +244,23 @@ class Pipeline(OffsetsMixin):
         decoding (a token may hold part of a character). Normalization is not
         undone: it cannot be, which is why decode is not an exact inverse of encode.
         """
-        ids = list(ids)
-        if self.post_processor is not None:
-            ids = self.post_processor.strip(ids)
-        if skip_special_tokens:
-            special_ids = set(self.special_tokens.values())
-            ids = [i for i in ids if i not in special_ids]
+        ids = self.decodable(ids, skip_special_tokens=skip_special_tokens)
         decoder = self.decoder
         if decoder is None:
             raise ValueError("this pipeline has no decoder (pass decoder=...)")
         if any(f.name == "errors" for f in dataclasses.fields(decoder)):
             decoder = dataclasses.replace(decoder, errors=errors)
         return decoder.decode(self.tokens(ids))
+
+    def decodable(self, ids: Iterable[int], *, skip_special_tokens: bool = False) -> list[int]:
+        """The IDs `decode` hands to the decoder: the post-processor undone, specials dropped if asked."""
+        ids = check_ids(ids)
+        if self.post_processor is not None:
+            ids = self.post_processor.strip(ids)
+        if skip_special_tokens:
+            special_ids = {i for s, i in self.special_tokens.items() if s not in self.non_special_tokens}
+            ids = [i for i in ids if i not in special_ids]
+        return ids
 
     def tokens(self, ids: Iterable[int]) -> list[Any]:
         """The model's token for each ID (a special token as the model spells it).
@@ -316,6 +341,7 @@ class Pipeline(OffsetsMixin):
         A special token passes through each stage as a single unit: one
         pre-token, one token, one ID.
         """
+        check_str(text)
         segments = self.split_specials(text, allowed_special, disallowed_special)
         normalized: list[str] = []
         pretokens: list[str] = []
@@ -360,7 +386,7 @@ class Pipeline(OffsetsMixin):
         whole, as tiktoken does); special tokens added with their IDs; the
         post-processor's ``TemplateProcessing``; the decoder's ``to_hf()``.
         """
-        from tokenizers import Tokenizer
+        from tokenizers import AddedToken, Tokenizer
 
         hf = Tokenizer(self.model.to_hf())
         if self.normalizer is not None:
@@ -370,12 +396,30 @@ class Pipeline(OffsetsMixin):
         # Template tokens ([CLS], [SEP]) are special to HF too, so its decode skips them as ours does.
         template = dict(getattr(self.post_processor, "special_tokens", {}) or {})
         specials = {**template, **self.special_tokens}
-        hf.add_special_tokens(sorted(specials, key=specials.__getitem__))
+        for token in sorted(specials, key=specials.__getitem__):
+            # toklab cuts registered tokens out of the raw text, before the
+            # normalizer, whole: normalized=False, no stripping, no word rule.
+            if token in self.non_special_tokens:
+                hf.add_tokens([AddedToken(token, special=False, normalized=False)])
+            else:
+                hf.add_special_tokens([AddedToken(token, special=True, normalized=False)])
+            if hf.token_to_id(token) != specials[token]:
+                raise ValueError(f"HF gave {token!r} the ID {hf.token_to_id(token)}, not {specials[token]}: "
+                                 "the model's vocabulary must hold each registered token at its ID")
         if self.post_processor is not None:
             hf.post_processor = self.post_processor.to_hf()
         if self.decoder is not None:
             hf.decoder = self.decoder.to_hf()
         return hf
+
+    def to_hf_json(self) -> str:
+        """`to_hf` as the text of a ``tokenizer.json``: ``tokenizers.Tokenizer.from_str`` gives the same IDs.
+
+        HF always recognises the registered tokens in text, so compare with
+        ``encode(text, allowed_special="all")``; `toklab.interop.from_hf_json`
+        reads the file back.
+        """
+        return self.to_hf().to_str(pretty=True)
 
 
 def trace(tokenizer: Any, text: str, **options) -> list[Stage]:

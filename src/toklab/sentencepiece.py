@@ -20,7 +20,10 @@ the stages from their modules and checks, ID for ID, against the real
    ``byte_fallback`` it becomes the UTF-8 bytes of the run as ``<0xXX>`` pieces.
 4. **Decoding** (`toklab.decoders.SentencePieceDecoder`) runs backwards.
 
-The ``.model`` file format has its own module, `toklab.sentencepiece_model`.
+The ``.model`` file format has its own module, `toklab.sentencepiece_model`
+(`SentencePieceTokenizer.save` writes one the library loads), and so does the
+trainer, `toklab.sentencepiece_trainer` (`train` here returns its model as a
+tokenizer).
 """
 
 from __future__ import annotations
@@ -28,13 +31,16 @@ from __future__ import annotations
 import heapq
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from .decoders import SentencePieceDecoder
 from .normalizers.spm import SentencePieceNormalizer
 from .pipeline import Stage
-from .sentencepiece_model import KINDS, SPConfig, SPPiece, byte_piece, parse_model_proto
+from .sentencepiece_model import KINDS, SPConfig, SPPiece, byte_piece, parse_model_proto, serialize_model_proto
 from .unicode import utf8_sequence_length
+from . import sentencepiece_hf, sentencepiece_trainer
+from .checks import check_ids
 from .unigram.model import Unigram
 
 __all__ = [
@@ -44,6 +50,7 @@ __all__ = [
     "SentencePieceBPE",
     "SentencePieceTokenizer",
     "load",
+    "train",
 ]
 
 
@@ -221,7 +228,7 @@ class SentencePieceTokenizer:
             # never match text) and adds path scores in float32 like the C++.
             # Byte fallback is left to `pieces`, so the lattice reports unknown runs.
             self.model: Unigram | SentencePieceBPE = Unigram.from_entries(
-                [tuple(e) for e in entries], byte_fallback=False, float32=True
+                [tuple(e) for e in entries], byte_fallback=False, float32=self.config.engine == "sentencepiece"
             )
         else:
             self.model = SentencePieceBPE(entries, self.normalizer)
@@ -259,8 +266,35 @@ class SentencePieceTokenizer:
     @classmethod
     def from_model_proto(cls, blob: bytes, config: SPConfig | None = None) -> "SentencePieceTokenizer":
         """Build from the bytes of a ``.model`` file (no sentencepiece library needed)."""
+        if not isinstance(blob, (bytes, bytearray, memoryview)):
+            raise TypeError(f"expected a .model file's bytes, got {type(blob).__name__} (a path: toklab.sentencepiece.load)")
         pieces, proto_config = parse_model_proto(bytes(blob))
         return cls(pieces, config if config is not None else proto_config)
+
+    def to_model_proto(self) -> bytes:
+        """This model as the bytes of a sentencepiece ``.model`` file (see `serialize_model_proto`).
+
+        ``sentencepiece.SentencePieceProcessor(model_proto=...)`` loads it and
+        encodes and decodes as this tokenizer does; `from_model_proto` reads it back.
+        """
+        return serialize_model_proto(self._entries, self.config)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write `to_model_proto` to ``path`` (a ``.model`` file the ``sentencepiece`` library loads)."""
+        Path(path).write_bytes(self.to_model_proto())
+
+    def to_hf(self):
+        """This model as a Hugging Face ``tokenizers.Tokenizer``, stage for stage (`toklab.sentencepiece_hf`).
+
+        IDs agree on text without the reserved pieces' spellings, except where
+        the two libraries' arithmetic differs (listed in `toklab.sentencepiece_hf`;
+        none with ``engine="tokenizers"``). Decode with ``skip_special_tokens=True``.
+        """
+        return sentencepiece_hf.hf_tokenizer(self._entries, self.config, self.normalizer, self.decoder)
+
+    def to_hf_json(self) -> str:
+        """`to_hf` as the text of a ``tokenizer.json`` (``tokenizers.Tokenizer.from_str`` reads it)."""
+        return self.to_hf().to_str(pretty=True)
 
     # ---- vocabulary ---------------------------------------------------------
 
@@ -386,7 +420,7 @@ class SentencePieceTokenizer:
 
         An unknown ID raises ValueError naming it and the valid range.
         """
-        return self.decoder.decode([self.id_to_token(i) for i in ids])
+        return self.decoder.decode([self.id_to_token(i) for i in check_ids(ids)])
 
     def decode_pieces(self, pieces: Iterable[str]) -> str:
         """`decode` for piece strings; KeyError for a string that is not a piece."""
@@ -445,10 +479,22 @@ def _checked_entries(model_pieces: Sequence[SPPiece | tuple]) -> list[SPPiece]:
 
 def load(path: str | os.PathLike) -> SentencePieceTokenizer:
     """Read a sentencepiece ``.model`` file. Raises ValueError naming the file if it does not parse."""
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        blob = fh.read()
+    blob = Path(path).read_bytes()
     try:
         return SentencePieceTokenizer.from_model_proto(blob)
     except ValueError as exc:
         raise ValueError(f"{path}: not a usable sentencepiece model ({exc})") from None
+
+
+def train(source: str | os.PathLike | Iterable[str], vocab_size: int, **options: Any) -> SentencePieceTokenizer:
+    """Train a sentencepiece model from raw text, as the ``sentencepiece`` trainer does, and return it as a tokenizer.
+
+    ``toklab.sentencepiece.train(text, 8000, model_type="bpe", byte_fallback=True)``
+    normalizes and escapes the text itself; the options (``model_type``,
+    ``normalization``, ``add_dummy_prefix``, ``remove_extra_whitespaces``,
+    ``byte_fallback``, ``split_digits``, ``character_coverage``,
+    ``control_symbols``, ``user_defined_symbols``, ...) are those of
+    `toklab.sentencepiece_trainer.train_model`, which documents each step.
+    ``save`` the result and ``sentencepiece.SentencePieceProcessor`` loads it.
+    """
+    return SentencePieceTokenizer(*sentencepiece_trainer.train_model(source, vocab_size, **options))

@@ -1,18 +1,19 @@
-"""The sentencepiece ``.model`` file: a serialized ``ModelProto``, read without the protobuf library.
+"""The sentencepiece ``.model`` file: a serialized ``ModelProto``, read and written without the protobuf library.
 
 The format belongs to none of its readers, so it has a module of its own (as
 sentencepiece keeps ``sentencepiece_model.proto`` apart from its processor and
 trainer): `SentencePieceTokenizer` and `Unigram` both read models with
-`parse_model_proto`. A model holds the vocabulary in ID order, each entry a
-piece, a float32 score and a kind (`KINDS`), and the front-end settings this
-module gathers in `SPConfig`, including the compiled normalization table.
+`parse_model_proto`, and `serialize_model_proto` writes one that the
+``sentencepiece`` library loads. A model holds the vocabulary in ID order, each
+entry a piece, a float32 score and a kind (`KINDS`), and the front-end settings
+this module gathers in `SPConfig`, including the compiled normalization table.
 """
 
 from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -20,6 +21,7 @@ from .normalizers.nmt import NORMALIZATIONS
 
 __all__ = [
     "UNK_SURFACE",
+    "ENGINES",
     "KINDS",
     "SPPiece",
     "SPConfig",
@@ -29,11 +31,17 @@ __all__ = [
     "read_varint",
     "iter_fields",
     "parse_model_proto",
+    "encode_varint",
+    "encode_field",
+    "serialize_model_proto",
 ]
 
 #: What ``decode`` prints for ``<unk>``: sentencepiece's default ``unk_surface``
 #: (U+2047 DOUBLE QUESTION MARK with a space on each side).
 UNK_SURFACE = " \u2047 "
+
+#: The libraries whose arithmetic a model can reproduce (see `SPConfig`).
+ENGINES = ("sentencepiece", "tokenizers")
 
 #: Piece kinds, named like sentencepiece's piece types. Only "normal" and
 #: "user" pieces are ever matched against text; "control" pieces (``<s>``) get
@@ -72,6 +80,16 @@ class SPConfig:
     ``split_by_whitespace`` and ``split_digits`` are trainer flags: they are
     recorded because they explain the vocabulary (`split_words`), but
     encoding ignores them, as sentencepiece's encoder does.
+
+    ``engine`` names the library whose arithmetic this model reproduces where
+    the two disagree (both measured): ``"sentencepiece"`` adds Unigram path
+    scores in float32 and applies the compiled table by longest match;
+    ``"tokenizers"`` (Hugging Face, what `toklab.interop.from_hf_json` sets)
+    adds them in float64, so exact ties go to the earliest start, and applies
+    the table per grapheme cluster as its ``Precompiled`` normalizer does.
+    Model files are written for sentencepiece, so a ``"tokenizers"`` model
+    whose output depends on the difference (Unigram, or a table) is refused by
+    `serialize_model_proto` until you convert it explicitly.
     """
 
     model_type: str = "unigram"
@@ -84,8 +102,11 @@ class SPConfig:
     split_by_whitespace: bool = True
     unk_surface: str = UNK_SURFACE
     charsmap: bytes | None = field(default=None, repr=False)
+    engine: str = "sentencepiece"
 
     def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.model_type not in ("unigram", "bpe"):
             raise ValueError(f"model_type must be 'unigram' or 'bpe', got {self.model_type!r}")
         if self.normalization not in NORMALIZATIONS and self.charsmap is None:
@@ -214,3 +235,118 @@ def parse_model_proto(blob: bytes) -> tuple[list[SPPiece], SPConfig]:
         charsmap=charsmap,
     )
     return pieces, config
+
+
+# --------------------------------------------------------------------------- writing
+
+_TYPE_NUMBERS = {name: number for number, name in _TYPE_NAMES.items()}
+_MODEL_NUMBERS = {"unigram": 1, "bpe": 2}
+
+
+def encode_varint(value: int) -> bytes:
+    """A protobuf varint; a negative int32/int64 takes ten bytes (two's complement), as protobuf writes it."""
+    if value < 0:
+        value += 1 << 64
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def encode_field(number: int, value: int | float | bool | str | bytes) -> bytes:
+    """One protobuf field: an int or bool as a varint, a float as fixed32, str/bytes length-delimited."""
+    if isinstance(value, (bool, int)):
+        return encode_varint(number << 3) + encode_varint(int(value))
+    if isinstance(value, float):
+        return encode_varint(number << 3 | 5) + struct.pack("<f", value)
+    data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    return encode_varint(number << 3 | 2) + encode_varint(len(data)) + data
+
+
+def serialize_model_proto(pieces: Sequence[SPPiece], config: SPConfig) -> bytes:
+    """The bytes of a ``.model`` file holding ``pieces`` (in ID order) and ``config``.
+
+    The inverse of `parse_model_proto`: ``parse_model_proto(serialize_model_proto(p, c)) == (p, c)``
+    for float32 scores. The file holds what sentencepiece's encoder and
+    decoder read: every piece with its score and type; in the trainer spec the
+    model type, ``byte_fallback``, ``split_by_whitespace``, ``split_digits``,
+    ``unk_surface``, the vocabulary size and the unknown piece; in the
+    normalizer spec the rule's name, the compiled table and the three
+    whitespace flags. Other trainer options (the corpus, coverage, seeds) are
+    not part of a model's behaviour and are left at the proto's defaults.
+
+    Raises ValueError for what sentencepiece would refuse to load or would
+    run differently: no unknown piece or more than one, byte pieces without
+    ``byte_fallback`` (or ``byte_fallback`` without all 256), a byte piece
+    not spelled ``<0xXX>``, an empty or repeated piece, and a named
+    normalization other than ``identity`` without its compiled table
+    (sentencepiece runs tables only; `toklab.normalizers.tables.compile_rule`
+    builds one).
+    """
+    if not isinstance(config, SPConfig):
+        raise TypeError(f"config must be an SPConfig, got {type(config).__name__}")
+    seen: dict[str, int] = {}
+    kinds = []
+    body = bytearray()
+    for i, entry in enumerate(pieces):
+        piece, score, kind = entry
+        if not isinstance(piece, str) or not piece:
+            raise ValueError(f"piece {i}: a piece must be a non-empty string, got {piece!r}")
+        if piece in seen:
+            raise ValueError(f"piece {piece!r} appears twice (IDs {seen[piece]} and {i})")
+        if kind not in _TYPE_NUMBERS:
+            raise ValueError(f"piece {i} ({piece!r}): unknown kind {kind!r}; known: {', '.join(KINDS)}")
+        if kind == "byte" and piece != byte_piece(_byte_value(piece, i)):
+            raise ValueError(f"piece {i}: a byte piece must be spelled <0xXX>, got {piece!r}")
+        seen[piece] = i
+        kinds.append(kind)
+        entry_bytes = encode_field(1, piece) + encode_field(2, float(score))
+        if kind != "normal":  # NORMAL is the proto default; sentencepiece does not write it either
+            entry_bytes += encode_field(3, _TYPE_NUMBERS[kind])
+        body += encode_field(1, entry_bytes)
+    if kinds.count("unknown") != 1:
+        raise ValueError(f"a sentencepiece model needs exactly one unknown piece, found {kinds.count('unknown')}")
+    n_bytes = kinds.count("byte")
+    if n_bytes and not config.byte_fallback:
+        raise ValueError(f"the vocabulary has {n_bytes} byte pieces but byte_fallback is off; sentencepiece refuses such a model")
+    if config.byte_fallback and any(byte_piece(b) not in seen or kinds[seen[byte_piece(b)]] != "byte" for b in range(256)):
+        raise ValueError("byte_fallback needs the 256 byte pieces <0x00>..<0xFF> (kind 'byte') in the vocabulary")
+    if config.engine != "sentencepiece" and (config.model_type == "unigram" or config.charsmap):
+        raise ValueError(
+            f"this model reproduces {config.engine}'s arithmetic (engine={config.engine!r}), which sentencepiece does "
+            "not share for a Unigram model or a compiled table; convert it explicitly with "
+            "dataclasses.replace(config, engine='sentencepiece') (exact ties and table lookups may then change)"
+        )
+    if config.charsmap is None and config.normalization != "identity":
+        raise ValueError(
+            f"normalization {config.normalization!r} is applied by rule here, but sentencepiece only runs compiled "
+            "tables: compile it (toklab.normalizers.tables.compile_rule) and pass it as SPConfig(charsmap=...)"
+        )
+    unk = kinds.index("unknown")
+    trainer = b"".join([
+        encode_field(3, _MODEL_NUMBERS[config.model_type]),
+        encode_field(4, len(kinds)),
+        encode_field(22, config.split_by_whitespace),
+        encode_field(25, config.split_digits),
+        encode_field(35, config.byte_fallback),
+        encode_field(40, unk),
+        encode_field(44, config.unk_surface),
+        encode_field(45, pieces[unk][0]),
+    ])
+    normalizer = b"".join([
+        encode_field(1, config.normalization),
+        encode_field(2, config.charsmap or b""),
+        encode_field(3, config.add_dummy_prefix),
+        encode_field(4, config.remove_extra_whitespaces),
+        encode_field(5, config.escape_whitespaces),
+    ])
+    return bytes(body) + encode_field(2, trainer) + encode_field(3, normalizer)
+
+
+def _byte_value(piece: str, i: int) -> int:
+    try:
+        return byte_of_piece(piece) if len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">") else -1
+    except ValueError:
+        return -1

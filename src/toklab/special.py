@@ -131,8 +131,12 @@ def chatml(messages: Messages, add_generation_prompt: bool = False) -> list[Segm
     channel. With ``add_generation_prompt`` the rendering ends with the
     header of an assistant turn, ready for the model to continue.
     """
+    if isinstance(messages, (str, bytes, Mapping)):
+        raise TypeError(f"messages must be a list of {{'role': ..., 'content': ...}} dicts, got a {type(messages).__name__}")
     out: list[Segment] = []
     for k, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise TypeError(f"message {k} must be a dict with 'role' and 'content', got {type(message).__name__}")
         role, content = message.get("role"), message.get("content")
         if role not in ("system", "user", "assistant"):
             raise ValueError(

@@ -75,6 +75,8 @@ def unicode_to_bytes() -> dict[str, int]:
 
 def to_proxy(data: bytes) -> str:
     """Render raw bytes in GPT-2's printable proxy alphabet (one char per byte)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"to_proxy takes bytes, got {type(data).__name__} (for text: to_proxy(text.encode('utf-8')))")
     table = bytes_to_unicode()
     return "".join(table[b] for b in data)
 
@@ -85,6 +87,8 @@ def from_proxy(text: str) -> bytes:
     Raises ValueError naming the first character that is not in the alphabet,
     because a silently dropped character would corrupt a vocabulary file.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"from_proxy takes a proxy-alphabet str, got {type(text).__name__}")
     inverse = unicode_to_bytes()
     out = bytearray()
     for i, ch in enumerate(text):
@@ -153,6 +157,8 @@ def graphemes(text: str) -> list[str]:
     half all want this unit. Uses the ``regex`` module's ``\\X``, which tracks
     a recent Unicode version; the standard library has no grapheme support.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"graphemes takes a str, got {type(text).__name__}")
     return _GRAPHEME.findall(text)
 
 

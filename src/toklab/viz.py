@@ -24,6 +24,8 @@ def token_label(data: bytes) -> str:
     Valid UTF-8 is shown as text with visible whitespace; anything else (a
     token that starts or ends inside a multi-byte character) as ``<E6 B3>``.
     """
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"token_label takes a token's bytes, got {type(data).__name__}")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from toklab import corpus
 from toklab.pre_tokenizers.metaspace import SPACE
 from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.sentencepiece_model import SPConfig, iter_fields
+from toklab.sentencepiece_model import SPConfig, encode_varint, iter_fields
 
 from ..helpers import VOCAB_SIZE
 from .helpers import ORACLE_CONFIGS, TEXT, mismatches, split_words
@@ -116,13 +116,7 @@ def test_random_text_and_ids_equal_sentencepiece(sp_model, name):
 # ----------------------------------------------------------- unused pieces
 
 
-def _varint(v: int) -> bytes:
-    out = bytearray()
-    while True:
-        b, v = v & 0x7F, v >> 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
+_varint = encode_varint  # the writer's own varint, to build hand-made model files
 
 
 def _field(number: int, wire: int, value) -> bytes:

@@ -18,6 +18,7 @@ import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from .. import special
+from ..checks import check_id, check_ids, check_str, type_name
 from ..decoders import ByteLevelDecoder
 from ..offsets import OffsetsMixin
 from ..pre_tokenizers import patterns
@@ -52,7 +53,7 @@ class ByteBPE(OffsetsMixin):
         pattern: str = "gpt2",
         special_tokens: Mapping[str, int] | Sequence[str] | None = None,
     ) -> None:
-        merges = [(bytes(a), bytes(b)) for a, b in merges]
+        merges = _checked_merges(merges, pattern, special_tokens)
         if vocab is None:
             vocab = {i: bytes([i]) for i in range(256)}
             for k, (a, b) in enumerate(merges):
@@ -87,6 +88,7 @@ class ByteBPE(OffsetsMixin):
         The merge list is not stored in such files; it is recovered on first
         use of `merges` by re-running BPE on each token's bytes.
         """
+        _checked_merges((), pattern, special_tokens, ranks)
         self = cls.__new__(cls)
         encoder = {bytes(t): int(r) for t, r in ranks.items()}
         vocab = {r: t for t, r in encoder.items()}
@@ -150,7 +152,7 @@ class ByteBPE(OffsetsMixin):
 
     def token_to_id(self, token: bytes) -> int:
         """The ID of a token given as bytes (ordinary or special); KeyError names it if absent."""
-        token = bytes(token)
+        token = _token_bytes(token)
         tid = self._encoder.get(token)
         if tid is None:
             tid = next((i for s, i in self.special_tokens.items() if s.encode("utf-8") == token), None)
@@ -160,9 +162,7 @@ class ByteBPE(OffsetsMixin):
 
     def id_to_token(self, token_id: int) -> bytes:
         """The bytes of one token; ValueError names an unknown ID and the valid range."""
-        if isinstance(token_id, bool):
-            raise ValueError(f"unknown token ID {token_id!r}: a token ID is an int, not a bool")
-        return self.decode_bytes([token_id])
+        return self.decode_bytes([_token_id(token_id)])
 
     # -- encoding -------------------------------------------------------------
 
@@ -172,7 +172,7 @@ class ByteBPE(OffsetsMixin):
         ``encode_ordinary(text)`` is ``segment`` applied to each chunk of the pattern's
         split, concatenated. A chunk with a lone surrogate must be cleaned first.
         """
-        data = chunk.encode("utf-8")
+        data = check_str(chunk, "chunk").encode("utf-8")
         tid = self._encoder.get(data)
         if tid is not None:
             return [tid]
@@ -181,7 +181,7 @@ class ByteBPE(OffsetsMixin):
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text with no special-token handling at all (specials are plain text)."""
-        text = replace_surrogates(text)
+        text = replace_surrogates(check_str(text))
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
             cache.clear()
@@ -224,7 +224,7 @@ class ByteBPE(OffsetsMixin):
         to continue an existing stream) makes it repeatable.
         """
         allowed, disallowed = special.resolve_special_sets(self.special_tokens, allowed_special, disallowed_special)
-        special.check_disallowed(text, disallowed)
+        special.check_disallowed(check_str(text), disallowed)
         if not 0.0 <= dropout <= 1.0:
             raise ValueError(f"dropout must be a probability in [0, 1], got {dropout}")
         out: list[int] = []
@@ -243,7 +243,7 @@ class ByteBPE(OffsetsMixin):
 
     def encode_batch(self, texts: Iterable[str], **options) -> list[list[int]]:
         """`encode` each text (same options)."""
-        return [self.encode(t, **options) for t in texts]
+        return [self.encode(t, **options) for t in _texts(texts, "encode_batch")]
 
     def encode_iterable(self, texts: Iterable[str], **options) -> Iterator[int]:
         """Encode a stream of text pieces lazily; the IDs equal ``encode("".join(texts))``.
@@ -258,8 +258,8 @@ class ByteBPE(OffsetsMixin):
             # One random stream for the whole input, as a single encode() call would use.
             options = {**options, "seed": random.Random(options.get("seed"))}
         buffer = ""
-        for text in texts:
-            buffer += text
+        for text in _texts(texts, "encode_iterable"):
+            buffer += check_str(text, "each piece")
             if len(buffer) < 4096:
                 continue
             cut = patterns.last_safe_cut(buffer, self.pattern, avoid=tokens)
@@ -274,7 +274,7 @@ class ByteBPE(OffsetsMixin):
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """Concatenate the tokens' bytes. Raises ValueError on an unknown ID."""
         decoder = self._decoder
-        ids = ids if isinstance(ids, list) else list(ids)
+        ids = check_ids(ids)
         try:
             return b"".join([decoder[i] for i in ids])
         except (KeyError, TypeError):
@@ -287,13 +287,13 @@ class ByteBPE(OffsetsMixin):
         tokens split multi-byte characters), so ``errors`` matters; pass
         ``"strict"`` to get an exception instead.
         """
-        return self.decode_bytes(list(ids)).decode("utf-8", errors=errors)
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
     token_bytes = id_to_token
 
     def tokens(self, ids: Iterable[int]) -> list[bytes]:
         """The bytes of each token, e.g. for showing token boundaries."""
-        ids = list(ids)
+        ids = check_ids(ids)
         self.decode_bytes(ids)
         return [self._decoder[i] for i in ids]
 
@@ -362,6 +362,10 @@ class ByteBPE(OffsetsMixin):
         """This model as HF ``tokenizers.models.BPE`` (tokens in GPT-2's proxy alphabet)."""
         return files.hf_model(self)
 
+    def to_hf_json(self) -> str:
+        """This tokenizer as a ``tokenizer.json`` (its pipeline's `toklab.pipeline.Pipeline.to_hf_json`)."""
+        return self.as_pipeline().to_hf_json()
+
 
 def _bad_id(ids: list, decoder: Mapping[int, bytes]) -> Exception:
     """The error for the first ID in ``ids`` that ``decoder`` does not know."""
@@ -372,6 +376,42 @@ def _bad_id(ids: list, decoder: Mapping[int, bytes]) -> Exception:
                 f"(IDs range over 0..{max(decoder)}, {len(decoder)} assigned)"
             )
     return TypeError(f"token IDs must be integers, got {ids!r}")
+
+
+def _token_id(token_id) -> int:
+    if isinstance(token_id, bool):
+        raise ValueError(f"unknown token ID {token_id!r}: a token ID is an int, not a bool")
+    return check_id(token_id)
+
+
+def _token_bytes(token) -> bytes:
+    if isinstance(token, str):
+        raise TypeError(f"ByteBPE tokens are bytes, got the str {token!r}: pass {token!r}.encode('utf-8')")
+    return bytes(token)
+
+
+def _texts(texts, method: str):
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(f"{method} takes an iterable of texts, got a {type(texts).__name__}: use encode for one text")
+    return texts
+
+
+def _checked_merges(merges, pattern, special_tokens, ranks=None) -> list[tuple[bytes, bytes]]:
+    """The constructors' arguments checked (TypeError naming what came); merges as pairs of bytes."""
+    check_str(pattern, "pattern")
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a dict or a list of str, got the str {special_tokens!r}")
+    if ranks is not None and not isinstance(ranks, Mapping):
+        raise TypeError(f"ranks must be a mapping token bytes -> rank, got {type_name(ranks)}")
+    if isinstance(merges, (str, bytes)) or not hasattr(merges, "__iter__"):
+        raise TypeError(f"merges must be a list of (bytes, bytes) pairs, got {type_name(merges)}")
+    out = []
+    for k, merge in enumerate(merges):
+        if not (isinstance(merge, (tuple, list)) and len(merge) == 2
+                and all(isinstance(part, (bytes, bytearray)) for part in merge)):
+            raise TypeError(f"merge {k} must be a pair of bytes, got {type_name(merge)}")
+        out.append((bytes(merge[0]), bytes(merge[1])))
+    return out
 
 
 def _check_bytes(encoder: Mapping[bytes, int], what: str) -> None:

@@ -81,6 +81,10 @@ def reference_train(
     pair chosen (step 1 first), so a caller can show ties without re-coding the loop.
     """
     check_tie_break(tie_break)
+    if not isinstance(words, Mapping):
+        raise TypeError(f"words must map each word (a sequence of symbols) to its count, got {type(words).__name__}")
+    if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
+        raise TypeError(f"num_merges must be an int >= 0, got {num_merges!r}")
     corpus = {tuple(w): c for w, c in words.items()}
     merges: list[tuple[Sym, Sym]] = []
     for step in range(1, num_merges + 1):
@@ -100,6 +104,8 @@ def reference_encode(symbols: Sequence[Sym], merges: Sequence[tuple[Sym, Sym]]) 
 
     Frequencies play no part here; only the order of ``merges`` does.
     """
+    if isinstance(merges, (str, bytes)) or any(not (isinstance(m, tuple) and len(m) == 2) for m in merges):
+        raise TypeError("merges must be a sequence of (left, right) tuples")
     rank = {pair: i for i, pair in enumerate(merges)}
     word = tuple(symbols)
     while len(word) > 1:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .. import special
+from ..checks import check_int, not_utf8, type_name, warn_smaller
 from ..pre_tokenizers import patterns
 from .model import ByteBPE
 from .reference import TieBreak, check_tie_break
@@ -46,7 +47,10 @@ def file_blocks(path: Path, pattern: str, specials: Sequence[str]) -> Iterator[s
     buffer = ""
     with open(path, encoding="utf-8", newline="") as fh:
         while True:
-            block = fh.read(BLOCK_CHARS)
+            try:
+                block = fh.read(BLOCK_CHARS)
+            except UnicodeDecodeError as e:
+                raise not_utf8(path, e) from None
             buffer += block
             if not block:
                 if buffer:
@@ -94,6 +98,14 @@ def pretoken_counts(
     chunks; with ``processes`` > 1 the chunks are counted in worker processes.
     Items of an iterable are separate documents: no pre-token spans two items.
     """
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of str, got the str {special_tokens!r}")
+    if processes is not None:
+        check_int(processes, "processes", minimum=1)
+    if isinstance(source, (bytes, bytearray)):
+        raise TypeError("source must be a str, a path (os.PathLike) or an iterable of str, got bytes: decode it first")
+    if not isinstance(source, (str, os.PathLike)) and not hasattr(source, "__iter__"):
+        raise TypeError(f"source must be a str, a path (os.PathLike) or an iterable of str, got {type_name(source)}")
     specials = tuple(special_tokens)
     patterns.compiled(pattern)  # fail early on a bad pattern
     if isinstance(source, str):
@@ -150,6 +162,7 @@ def train(
     min_frequency: int = 1,
     processes: int | None = None,
     progress: bool = False,
+    allow_smaller: bool = False,
 ) -> "ByteBPE":
     """Train a byte-level BPE tokenizer to ``vocab_size`` tokens (256 bytes + merges + specials).
 
@@ -158,9 +171,18 @@ def train(
     from a max-heap whose stale entries are re-checked when they surface
     (a pair's count never grows after the step that created it, so the top
     entry, once confirmed current, is the true maximum).
+
+    When no pair occurs ``min_frequency`` times any more before ``vocab_size``
+    is reached (a tiny corpus), the tokenizer is smaller and
+    `toklab.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
+    (the rule every trainer follows).
     """
+    check_int(vocab_size, "vocab_size", minimum=1)
+    check_int(min_frequency, "min_frequency", minimum=0)
     check_tie_break(tie_break)
     patterns.resolve(pattern)
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of str, got the str {special_tokens!r}")
     specials = list(dict.fromkeys(special_tokens))
     if vocab_size < 256 + len(specials):
         raise ValueError(
@@ -297,5 +319,8 @@ def train(
             bar.update(1)
     if bar is not None:
         bar.close()
+    warn_smaller("toklab.bpe.train", 256 + len(merges) + len(specials), vocab_size,
+                 f"after {len(merges)} merges no pair of adjacent tokens occurs {max(min_frequency, 1)} or more times",
+                 allow_smaller)
     return ByteBPE(merges, pattern=pattern, special_tokens=specials)
 

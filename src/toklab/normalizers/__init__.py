@@ -7,6 +7,8 @@
   (`BertNormalizer`), matching HF character for character;
 - `nmt`: sentencepiece's named rules written out (`nmt_nfkc`, `normalize_rule`);
 - `precompiled`: sentencepiece's compiled table read from a model (`Charsmap`);
+- `tables`: a named rule compiled into such a table (`compile_rule`), so a model
+  toklab trains can carry one;
 - `spm`: a sentencepiece model's whole normalizer: table or rule, user-defined
   symbols kept whole, whitespace rules and ``▁`` (`SentencePieceNormalizer`).
 

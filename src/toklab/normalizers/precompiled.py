@@ -9,7 +9,7 @@ import struct
 from array import array
 from collections.abc import Callable, Iterator
 
-from ..unicode import utf8_sequence_length
+from ..unicode import graphemes, utf8_sequence_length
 
 __all__ = ["Charsmap"]
 
@@ -93,6 +93,47 @@ class Charsmap:
         if best_len == 0:
             return 0, ""
         return best_len, self._replacement(best_value)
+
+    def replacements(self) -> list[str]:
+        """Every replacement string the table holds (its string pool, in order)."""
+        return [part.decode("utf-8") for part in self._pool.split(b"\0")[:-1]]
+
+    def shortest_match(self, data: bytes) -> tuple[int, str]:
+        """``(length, replacement)`` of the *shortest* key that is a prefix of ``data``; ``(0, "")`` if none."""
+        units = self._units
+        size = len(units)
+        unit = units[0]
+        node = (unit >> 10) << ((unit & 0x200) >> 6)
+        for i, c in enumerate(data):
+            node ^= c
+            if node >= size or units[node] & 0x800000FF != c:
+                break
+            unit = units[node]
+            node ^= (unit >> 10) << ((unit & 0x200) >> 6)
+            if unit & 0x100 and node < size:
+                return i + 1, self._replacement(units[node] & 0x7FFFFFFF)
+        return 0, ""
+
+    def grapheme_chunks(self, text: str) -> Iterator[str]:
+        """The table applied as Hugging Face ``tokenizers``' ``Precompiled`` normalizer applies it.
+
+        Per extended grapheme cluster: one shorter than 6 bytes that *starts*
+        with a key is replaced whole by that key's replacement (the shortest
+        such key); any other cluster is rewritten character by character. So
+        ``"ᶺ\u036f"`` loses its mark (sentencepiece's longest match keeps it) and
+        ``"\r\n"`` becomes one space where sentencepiece makes two. Measured
+        against HF on every code point and on random strings (tests).
+        """
+        for cluster in graphemes(text):
+            data = cluster.encode("utf-8")
+            if len(data) < 6:
+                length, out = self.shortest_match(data)
+                if length:
+                    yield out
+                    continue
+            for ch in cluster:
+                length, out = self.shortest_match(ch.encode("utf-8"))
+                yield out if length else ch
 
     def _replacement(self, value: int) -> str:
         out = self._cache.get(value)

@@ -12,15 +12,20 @@ between user symbols.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
-from ..pre_tokenizers.metaspace import whitespace_rules
+from ..checks import check_str
+from ..pre_tokenizers.metaspace import SPACE, escape, whitespace_rules
+from ..sentencepiece_hf import hf_normalizer
 from ..sentencepiece_model import SPConfig
 from ..unicode import utf8_sequence_length
 from .nmt import normalize_rule
 from .precompiled import Charsmap
 
 __all__ = ["SentencePieceNormalizer"]
+
+_COLLAPSE = re.compile(" {2,}")
 
 
 class SentencePieceNormalizer:
@@ -45,10 +50,19 @@ class SentencePieceNormalizer:
 
         With a compiled table this is sentencepiece's loop exactly: at each
         position a user-defined symbol (longest) wins, else the longest table
-        entry, else one character. With a named rule, the text between
+        entry, else one character (with ``engine="tokenizers"``, HF's
+        per-grapheme rule instead: `Charsmap.grapheme_chunks`). With a named rule, the text between
         user-defined symbols is normalized as a whole (NFKC composes across
         characters), one chunk per output character.
         """
+        if self.config.engine == "tokenizers":
+            if self._user:
+                raise ValueError("user-defined symbols have no equivalent in Hugging Face tokenizers' normalizers")
+            if self.charsmap is not None:
+                yield from self.charsmap.grapheme_chunks(text)
+            else:
+                yield from normalize_rule(text, self.config.normalization)
+            return
         data = text.encode("utf-8")
         if self.charsmap is not None:
             yield from self.charsmap.chunks(data, self.user_match if self._user else None)
@@ -74,8 +88,7 @@ class SentencePieceNormalizer:
 
         Equals sentencepiece's ``SentencePieceProcessor.normalize``.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"expected str, got {type(text).__name__}")
+        check_str(text)
         if not text:
             return ""
         try:
@@ -87,9 +100,33 @@ class SentencePieceNormalizer:
                 "no UTF-8 form; replace it first (toklab.unicode.replace_surrogates)"
             ) from None
         cfg = self.config
+        if cfg.engine == "tokenizers":
+            return self._hf_chain("".join(self.chunks(text)))
         return whitespace_rules(
             self.chunks(text),
             add_dummy_prefix=cfg.add_dummy_prefix,
             remove_extra_whitespaces=cfg.remove_extra_whitespaces,
             escape_whitespaces=cfg.escape_whitespaces,
         )
+
+    def _hf_chain(self, text: str) -> str:
+        """The whitespace steps as HF's normalizer chain runs them (`toklab.sentencepiece_hf`)."""
+        cfg = self.config
+        if cfg.remove_extra_whitespaces:
+            text = _COLLAPSE.sub(" ", text.strip(" "))
+        if cfg.add_dummy_prefix and text:
+            text = " " + text
+        if cfg.escape_whitespaces:
+            text = escape(text)
+            if cfg.remove_extra_whitespaces:
+                text = text.rstrip(SPACE)
+        return text
+
+    def to_hf(self):
+        """This normalizer as Hugging Face ``tokenizers`` steps (see `toklab.sentencepiece_hf.hf_normalizer`)."""
+        if self.user_symbols:
+            raise ValueError(
+                f"user-defined symbols ({self.user_symbols[0]!r}, ...) have no HF equivalent: sentencepiece keeps them "
+                "inside the text its whitespace rules see, HF cuts added tokens out first"
+            )
+        return hf_normalizer(self.config, self.charsmap.replacements() if self.charsmap is not None else ())

@@ -123,6 +123,8 @@ def compiled(pattern: str) -> regex.Pattern:
 
 def split(text: str, pattern: str = "gpt2") -> list[str]:
     """Cut ``text`` into pre-tokens with a catalogue pattern or a regex."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
     return compiled(pattern).findall(text)
 
 

@@ -20,6 +20,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..checks import check_ids, check_str, type_name
 from ..decoders import decode_utf8_per_byte
 from ..sentencepiece_model import KINDS, UNK_SURFACE, byte_of_piece, byte_piece, model_bytes, parse_model_proto
 from . import lattice
@@ -79,6 +80,8 @@ class Unigram:
         for item in items:
             if not (isinstance(item, tuple) and len(item) == 2):
                 raise TypeError(f"pieces must be (piece, score) pairs, got {item!r}")
+            if isinstance(item[1], bool) or not isinstance(item[1], (int, float)):
+                raise TypeError(f"the score of piece {item[0]!r} must be a number, got {type_name(item[1])}")
             entries.append((item[0], item[1], "normal"))
         self._build(entries, unk_penalty=unk_penalty, byte_fallback=byte_fallback, float32=float32)
 
@@ -257,10 +260,12 @@ class Unigram:
 
     def viterbi(self, text: str) -> list[str]:
         """The most probable segmentation of ``text`` (how the model encodes it)."""
+        check_str(text)
         return path_pieces(self, text, lattice.best_path(self.table, text)[0])
 
     def encode(self, text: str) -> list[int]:
         """IDs of the Viterbi segmentation (a run of unknown characters is one unknown ID)."""
+        check_str(text)
         return path_ids(self, text, lattice.best_path(self.table, text)[0])
 
     segment = encode
@@ -274,7 +279,7 @@ class Unigram:
         """
         out: list[str] = []
         pending = bytearray()
-        for i in ids:
+        for i in check_ids(ids):
             piece, kind = self.id_to_token(i), self._kinds[i]
             if kind == "byte":
                 pending.append(byte_of_piece(piece))
@@ -297,7 +302,7 @@ class Unigram:
         empty prefix (log 1 = 0); the last entry is the marginal likelihood.
         Same recursion as `reference_forward`, summed with log-sum-exp.
         """
-        alpha = lattice.forward_log(lattice.text_edges(self.table, text), len(text))
+        alpha = lattice.forward_log(lattice.text_edges(self.table, check_str(text)), len(text))
         return alpha if log else [math.exp(a) for a in alpha]
 
     def marginal_likelihood(self, text: str, *, log: bool = True) -> float:
@@ -307,6 +312,7 @@ class Unigram:
 
     def nbest(self, text: str, n: int) -> list[tuple[list[str], float]]:
         """The ``n`` most probable segmentations with their scores, best first (first = `viterbi`)."""
+        check_str(text)
         if not isinstance(n, int) or n < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
         return [(path_pieces(self, text, path), score) for path, score in lattice.nbest_paths(self.table, text, n)]
@@ -330,6 +336,7 @@ class Unigram:
         self, text: str, k: int, *, alpha: float = 1.0, nbest_size: int = -1, seed: int | random.Random | None = None
     ) -> list[list[str]]:
         """``k`` independent draws of `sample` (the lattice and tables are built once)."""
+        check_str(text)
         if not isinstance(nbest_size, int):
             raise TypeError(f"nbest_size must be an int, got {nbest_size!r}")
         if not math.isfinite(alpha) or alpha < 0:

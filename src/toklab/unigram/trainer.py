@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..checks import check_int, type_name, warn_smaller
 from ..pre_tokenizers.metaspace import split_words
 from ..sentencepiece_model import byte_piece
 from .lattice import Lattice, code_points
@@ -31,6 +32,8 @@ def word_counts(
 ) -> Counter:
     """Distinct words and their counts from text, sentences, or a ready word-count mapping."""
     counts: Counter = Counter()
+    if isinstance(source, (bytes, bytearray)) or not hasattr(source, "__iter__"):
+        raise TypeError(f"source must be text, an iterable of sentences or a word -> count mapping, got {type_name(source)}")
     if isinstance(source, Mapping):
         for word, c in source.items():
             if not isinstance(word, str):
@@ -185,6 +188,7 @@ def train(
     bayesian: bool = True,
     history: list | None = None,
     progress: bool = False,
+    allow_smaller: bool = False,
 ) -> Unigram:
     """Train a Unigram model with ``vocab_size`` entries, the way sentencepiece does.
 
@@ -198,8 +202,9 @@ def train(
     ordinary pieces. Always kept: every character of the corpus, each of
     ``required_chars`` and each of ``protected`` (pieces that take part in EM
     but are never pruned). ValueError if those alone exceed ``vocab_size``.
-    If the corpus cannot fill the vocabulary the model is smaller (check
-    ``len(model)``).
+    If the corpus cannot fill the vocabulary the model is smaller and
+    `toklab.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
+    (the rule every trainer follows).
 
     The algorithm (sentencepiece's ``unigram_model_trainer.cc``):
 
@@ -229,10 +234,10 @@ def train(
     ``log_likelihood``: the corpus's marginal log-likelihood under the scores
     its E-step used) and one per pruning step (``round``, ``pruned_to``).
     """
-    if not isinstance(vocab_size, int) or vocab_size < 1:
-        raise ValueError(f"vocab_size must be a positive integer, got {vocab_size!r}")
-    if not isinstance(em_iters, int) or em_iters < 1:
-        raise ValueError(f"em_iters must be an integer >= 1, got {em_iters!r}")
+    check_int(vocab_size, "vocab_size", minimum=1)
+    check_int(em_iters, "em_iters", minimum=1)
+    check_int(max_piece_length, "max_piece_length", minimum=1)
+    check_int(seed_size, "seed_size", minimum=1)
     if not 0 < shrink < 1:
         raise ValueError(f"shrink must be between 0 and 1 (exclusive), got {shrink!r}")
     specials = list(dict.fromkeys(special_tokens))
@@ -324,6 +329,9 @@ def train(
     if byte_fallback:
         entries += [(byte_piece(b), 0.0, "byte") for b in range(256)]
     entries += [(p, s, "normal") for p, s in scored]
+    warn_smaller("toklab.unigram.train", len(entries), vocab_size,
+                 f"the corpus has only {len(scored)} pieces worth keeping (its characters and the substrings that "
+                 "survive EM)", allow_smaller)
     return Unigram.from_entries(entries, byte_fallback=byte_fallback)
 
 

@@ -158,6 +158,9 @@ class WordPiece(Pipeline):
     options are `toklab.normalizers.BertNormalizer`'s; ``cleanup`` is the
     decoder's. ``words(text)`` runs normalizer and pre-tokenizer fused into one
     pass (`toklab.pre_tokenizers.bert.bert_words`), which ``encode`` uses.
+    ``special_tokens`` (token -> ID, IDs of the vocabulary), ``post_processor``
+    and ``non_special_tokens`` are `toklab.pipeline.Pipeline`'s: none by default,
+    as above; `toklab.interop.from_hf_json` sets them for a BERT ``tokenizer.json``.
     """
 
     def __init__(
@@ -172,12 +175,22 @@ class WordPiece(Pipeline):
         handle_chinese_chars: bool = True,
         clean_text: bool = True,
         cleanup: bool = True,
+        special_tokens: Mapping[str, int] | None = None,
+        post_processor=None,
+        non_special_tokens: frozenset[str] = frozenset(),
     ) -> None:
+        model = WordPieceModel(vocab, unk_token=unk_token, prefix=prefix, max_input_chars_per_word=max_input_chars_per_word)
+        for token, i in (special_tokens or {}).items():
+            if model.vocab.get(i) != token:
+                raise ValueError(f"special token {token!r} must be in the vocabulary at its ID {i}")
         super().__init__(
-            WordPieceModel(vocab, unk_token=unk_token, prefix=prefix, max_input_chars_per_word=max_input_chars_per_word),
+            model,
             normalizer=BertNormalizer(lowercase, strip_accents, handle_chinese_chars, clean_text),
             pre_tokenizer=BertPreTokenizer(),
             decoder=WordPieceDecoder(prefix, cleanup),
+            special_tokens=special_tokens,
+            post_processor=post_processor,
+            non_special_tokens=non_special_tokens,
         )
 
     # The model's and normalizer's settings, readable where BERT users expect them.
@@ -206,15 +219,17 @@ class WordPiece(Pipeline):
         """Token strings of ``text``: ``"unaffable"`` -> e.g. ``["una", "##ffa", "##ble"]``."""
         return [self.model.vocab[i] for i in self.encode(text)]
 
-    def decode(self, ids: Iterable[int], *, cleanup: bool | None = None) -> str:
+    def decode(self, ids: Iterable[int], *, cleanup: bool | None = None, skip_special_tokens: bool = False) -> str:
         """Join tokens as HF's ``decoders.WordPiece`` does (see `toklab.decoders.WordPieceDecoder`).
 
         ``cleanup`` overrides the decoder's setting for this call. Decoding is
         not an inverse: case, accents, the original spacing and every word that
-        became [UNK] are gone. An unknown ID raises ValueError naming it.
+        became [UNK] are gone. An unknown ID raises ValueError naming it. With a
+        post-processor or special tokens, they are undone or dropped as
+        `toklab.pipeline.Pipeline.decode` does.
         """
         decoder = self.decoder if cleanup is None else WordPieceDecoder(self.prefix, cleanup)
-        return decoder.decode(self.tokens(ids))
+        return decoder.decode(self.tokens(self.decodable(ids, skip_special_tokens=skip_special_tokens)))
 
     def __repr__(self) -> str:
         return (

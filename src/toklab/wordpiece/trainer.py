@@ -11,9 +11,10 @@ from __future__ import annotations
 import heapq
 import os
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ..checks import check_int, not_utf8, type_name, warn_smaller
 from ..normalizers.bert import BertNormalizer
 from ..pre_tokenizers.bert import bert_words
 from .model import BERT_SPECIAL_TOKENS, WordPiece
@@ -207,17 +208,22 @@ def word_counts(
         lowercase=lowercase, strip_accents=strip_accents, handle_chinese_chars=handle_chinese_chars, clean_text=clean_text
     )
     counts: Counter = Counter()
+    if isinstance(source, (bytes, bytearray)) or not (isinstance(source, (str, os.PathLike)) or hasattr(source, "__iter__")):
+        raise TypeError(f"source must be a str, a path (os.PathLike) or an iterable of str, got {type_name(source)}")
     if isinstance(source, os.PathLike):
         path = Path(source)
         if not path.is_file():
             raise ValueError(f"training source {path} is not a file")
         with open(path, encoding="utf-8", newline="") as fh:
             batch: list[str] = []
-            for line in fh:
-                batch.append(line)
-                if len(batch) >= _LINES_PER_BATCH:
-                    counts.update(bert_words("".join(batch), normalizer))
-                    batch = []
+            try:
+                for line in fh:
+                    batch.append(line)
+                    if len(batch) >= _LINES_PER_BATCH:
+                        counts.update(bert_words("".join(batch), normalizer))
+                        batch = []
+            except UnicodeDecodeError as e:
+                raise not_utf8(path, e) from None
             counts.update(bert_words("".join(batch), normalizer))
         return counts
     docs = [source] if isinstance(source, str) else source
@@ -243,6 +249,7 @@ def train(
     handle_chinese_chars: bool = True,
     clean_text: bool = True,
     progress: bool = False,
+    allow_smaller: bool = False,
 ) -> "WordPiece":
     """Train a WordPiece tokenizer of at most ``vocab_size`` entries (specials included).
 
@@ -259,7 +266,16 @@ def train(
     ``min_frequency=1`` many merges go to one-off pairs and the vocabulary
     compresses less than a frequency-trained one; raising ``min_frequency``
     is the usual remedy.
+
+    When the corpus runs out of pairs (occurring ``min_frequency`` times)
+    before ``vocab_size``, the tokenizer is smaller and
+    `toklab.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
+    (the rule every trainer follows).
     """
+    check_int(vocab_size, "vocab_size", minimum=1)
+    check_int(min_frequency, "min_frequency", minimum=0)
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of str, got the str {special_tokens!r}")
     if unk_token not in special_tokens:
         raise ValueError(f"unk_token {unk_token!r} must be one of special_tokens {tuple(special_tokens)!r}")
     options = dict(
@@ -278,6 +294,8 @@ def train(
         prefix=prefix,
         progress=progress,
     )
+    warn_smaller("toklab.wordpiece.train", len(vocab), vocab_size,
+                 f"no pair of adjacent pieces occurs {max(min_frequency, 1)} or more times any more", allow_smaller)
     return WordPiece(
         vocab, unk_token=unk_token, prefix=prefix, max_input_chars_per_word=max_input_chars_per_word, **options
     )
