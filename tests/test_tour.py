@@ -47,6 +47,15 @@ def test_every_declared_fast_function_is_in_the_tour():
     assert declared and declared <= listed, f"not in toklab.tour.PAIRS: {sorted(declared - listed)}"
 
 
+def test_every_module_of_the_package_is_on_one_map():
+    on_maps = [m for _, m in tour.MAP + tour.BEYOND]
+    assert len(on_maps) == len(set(on_maps))
+    top = {f"toklab.{p.stem}" for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    top |= {f"toklab.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
+    assert top == set(on_maps), f"missing: {sorted(top - set(on_maps))}; stale: {sorted(set(on_maps) - top)}"
+    assert all(summary for _, _, summary, _ in tour.package_map(tour.BEYOND))
+
+
 def test_the_map_covers_every_stage_in_pipeline_order():
     rows = tour.package_map()
     assert [r[1] for r in rows] == [m for _, m in tour.MAP]

@@ -1,6 +1,7 @@
 """The package's map of itself (§7): where each pipeline stage lives, and every reference-fast pair.
 
-`MAP` lists the modules in pipeline order with the stage each implements; `package_map`
+`MAP` lists the modules in pipeline order with the stage each implements, `BEYOND` every
+other module with the part of the book that uses it; `package_map`
 reads each module's own docstring for its one-line summary, so the table in the book is
 the package's description of itself. `PAIRS` lists every textbook function beside its
 fast partner and the test that ties the two; ``tests/test_tour.py`` checks that every
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MAP", "Pair", "PAIRS", "resolve", "package_map", "source_lines"]
+__all__ = ["MAP", "BEYOND", "Pair", "PAIRS", "resolve", "package_map", "source_lines"]
 
 #: ``(stage, module)`` in pipeline order; the model stage has one package per algorithm.
 MAP: tuple[tuple[str, str], ...] = (
@@ -35,6 +36,36 @@ MAP: tuple[tuple[str, str], ...] = (
     ("measuring", "toklab.metrics"),
     ("real vocabularies", "toklab.vocabs"),
     ("tokenizer-free input", "toklab.patching"),
+)
+
+#: ``(where in the book, module)`` for every module that is not a stage: what the chapters
+#: after the pipeline build on, and the tools around the package.
+BEYOND: tuple[tuple[str, str], ...] = (
+    ("§1 measuring: the bundled corpus", "toklab.corpus"),
+    ("§2-§3 seeing tokens", "toklab.viz"),
+    ("§3.2 sentencepiece trained from raw text", "toklab.sentencepiece_trainer"),
+    ("§3.2 sentencepiece in HF terms", "toklab.sentencepiece_hf"),
+    ("§3.2 other libraries' files", "toklab.interop"),
+    ("§4.2 real vocabularies' facts", "toklab.vocab_facts"),
+    ("§4.3 vocabulary extension", "toklab.extension"),
+    ("§4.3 a tiny model with a tied head", "toklab.tinylm"),
+    ("§5.1 numbers", "toklab.numbers"),
+    ("§5.1 code whitespace", "toklab.indentation"),
+    ("§5.2 glitch tokens", "toklab.glitch"),
+    ("§5.2 tiny models for demonstrations", "toklab.toylm"),
+    ("§5.3 token healing", "toklab.healing"),
+    ("§5.4 batches and masks", "toklab.batching"),
+    ("§5.5 offsets", "toklab.offsets"),
+    ("§5.7 versioning", "toklab.versioning"),
+    ("§7 this map", "toklab.tour"),
+    ("§8 drills", "toklab.drills"),
+    ("appendix: the invariants", "toklab.sanity"),
+    ("exercises: the checkers", "toklab.exercises"),
+    ("the command line", "toklab.cli"),
+    ("argument checks", "toklab.checks"),
+    ("the chapters' helpers", "toklab.book"),
+    ("the HTML pages", "toklab.sphinxext"),
+    ("old name of the regex pre-tokenizer", "toklab.pretokenize"),
 )
 
 
@@ -118,10 +149,11 @@ def source_lines(module: str) -> int:
     return sum(len(f.read_text(encoding="utf-8").splitlines()) for f in files)
 
 
-def package_map() -> list[tuple[str, str, str, int]]:
-    """``(stage, module, first line of its docstring, lines of source)`` for every entry of `MAP`."""
+def package_map(entries: tuple[tuple[str, str], ...] = MAP) -> list[tuple[str, str, str, int]]:
+    """``(stage, module, first line of its docstring, lines of source)`` for every entry of
+    ``entries`` (`MAP`, or `BEYOND`)."""
     rows = []
-    for stage, module in MAP:
+    for stage, module in entries:
         doc = (importlib.import_module(module).__doc__ or "").strip().splitlines()
         rows.append((stage, module, doc[0] if doc else "", source_lines(module)))
     return rows

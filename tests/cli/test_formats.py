@@ -31,6 +31,9 @@ def files(tmp_path_factory, trained):
         "sentencepiece": vocabs.wheel_file("mistral-v1"),
         "tiktoken": ranks,
     }
+    hf_json = folder / "tokenizer.json"
+    hf_json.write_text(WordPiece.load(trained["wordpiece"]).to_hf_json(), encoding="utf-8")
+    out["hf-tokenizer"] = hf_json
     gz = folder / "r50k_base.tiktoken.gz"
     gz.write_bytes(gzip.compress(ranks.read_bytes()))
     out["tiktoken.gz"] = gz
@@ -38,7 +41,7 @@ def files(tmp_path_factory, trained):
 
 
 @pytest.mark.parametrize("fmt", ["toklab-bpe", "toklab-sentencepiece", "wordpiece", "sentencepiece", "tiktoken",
-                                 "tiktoken.gz"])
+                                 "tiktoken.gz", "hf-tokenizer"])
 def test_each_format_is_recognised_from_its_content(files, fmt, tmp_path):
     path = files[fmt]
     assert formats.detect(path) == fmt.removesuffix(".gz")
@@ -66,6 +69,16 @@ def test_the_cli_encodes_a_real_sentencepiece_model_as_sentencepiece_does(toklab
     real = spm.SentencePieceProcessor(model_file=str(files["sentencepiece"]))
     assert json.loads(result.out) == real.encode(text)
     assert toklab("decode", result.out, "--model", files["sentencepiece"], "-n").out == real.decode(real.encode(text))
+
+
+def test_the_cli_encodes_a_tokenizer_json_as_hugging_face_does(toklab, files):
+    from tokenizers import Tokenizer
+
+    real = Tokenizer.from_file(str(files["hf-tokenizer"]))
+    for text in (MIXED[:2000], "Héllo, WORLD!  unaffable 分词器 🙂\tend"):
+        result = toklab("encode", text, "--model", files["hf-tokenizer"], "--json")
+        assert result.status == 0, result.err
+        assert json.loads(result.out) == real.encode(text).ids
 
 
 def test_sentencepiece_json_round_trip_keeps_every_piece_and_setting(trained, tmp_path):
@@ -130,7 +143,7 @@ def test_files_toklab_does_not_read_are_named_and_refused(tmp_path, files):
     hf = Tokenizer(models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
     hf.pre_tokenizer = pre_tokenizers.Whitespace()
     cases = {
-        "tokenizer.json": (hf.to_str(), "Hugging Face tokenizer.json"),
+        "tokenizer.json": (hf.to_str(), "tokenizer.json toklab cannot load: model WordLevel is not implemented"),
         "other.json": ('{"format": "something-else"}', "format field 'something-else'"),
         "list.json": ("[1, 2, 3]", "JSON but not a tokenizer file"),
         "broken.json": ('{"format": "toklab-bpe", ', "does not parse"),

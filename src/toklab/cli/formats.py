@@ -13,11 +13,14 @@
     BERT's ``vocab.txt``: one token per line, the line number is the ID
     (`toklab.WordPiece.save` writes it; ``train wordpiece``);
 ``tiktoken``
-    a tiktoken rank file, one ``base64(token) rank`` line each (``.gz`` too).
+    a tiktoken rank file, one ``base64(token) rank`` line each (``.gz`` too);
+``hf-tokenizer``
+    a Hugging Face ``tokenizer.json``, loaded by `toklab.interop.from_hf_json`
+    for the component combinations toklab implements; any other component is
+    refused by name.
 
 Anything else is refused with a `CommandError` that says what the file looks
-like (a Hugging Face ``tokenizer.json``, a sentencepiece ``.vocab``, plain
-text, ...) and which formats are read.
+like (a sentencepiece ``.vocab``, plain text, ...) and which formats are read.
 
 The ``toklab-sentencepiece`` format (version 1) stores a
 `toklab.SentencePieceTokenizer` losslessly as readable JSON::
@@ -34,8 +37,9 @@ named rule normalizes); ``pieces`` is the vocabulary in ID order, each entry
 ``[piece, score, kind]``. ``sha256`` is the fingerprint of everything else,
 computed as for ``toklab-bpe`` files (`toklab.bpe.files.fingerprint`), so a
 truncated or hand-edited file is refused instead of tokenizing differently.
-toklab cannot write sentencepiece's own ``.model`` files yet; this format is
-what ``train unigram`` writes meanwhile.
+``train unigram`` writes this format rather than sentencepiece's ``.model``
+(which `toklab.SentencePieceTokenizer.save` also writes) because it is readable
+and carries its own checksum.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from typing import Any
 
 from ..bpe import ByteBPE
 from ..bpe.files import fingerprint
+from ..interop import from_hf_json
 from ..sentencepiece import SentencePieceTokenizer
 from ..sentencepiece import load as load_model_file
 from ..sentencepiece_model import SPConfig
@@ -59,14 +64,15 @@ from .base import CommandError, opened
 
 __all__ = ["FORMATS", "SP_FORMAT", "SP_VERSION", "READS", "detect", "load", "save_sentencepiece", "load_sentencepiece"]
 
-FORMATS = ("toklab-bpe", "toklab-sentencepiece", "sentencepiece", "wordpiece", "tiktoken")
+FORMATS = ("toklab-bpe", "toklab-sentencepiece", "sentencepiece", "wordpiece", "tiktoken", "hf-tokenizer")
 SP_FORMAT = "toklab-sentencepiece"
 SP_VERSION = 1
 
 #: What the error messages say toklab reads.
 READS = (
     "toklab reads: a toklab-bpe JSON file (train bpe, ByteBPE.save), a toklab-sentencepiece JSON file "
-    "(train unigram), a WordPiece vocab.txt, a sentencepiece .model file, or a tiktoken rank file"
+    "(train unigram), a WordPiece vocab.txt, a sentencepiece .model file, a tiktoken rank file, or a Hugging "
+    "Face tokenizer.json"
 )
 
 _HEAD = 1 << 16  # bytes looked at to decide
@@ -118,7 +124,7 @@ def _json_kind(path: Path) -> str:
     if fmt in ("toklab-bpe", SP_FORMAT):
         return fmt
     if "model" in content and ("normalizer" in content or "pre_tokenizer" in content or "added_tokens" in content):
-        raise CommandError(f"{path} is a Hugging Face tokenizer.json, which this toklab cannot read yet; {READS}")
+        return "hf-tokenizer"
     shown = f"format field {fmt!r}" if fmt is not None else "no format field"
     raise CommandError(f"{path} is JSON but not a tokenizer file toklab reads ({shown}); {READS}")
 
@@ -183,10 +189,14 @@ def load(path: str | Path, *, wordpiece_options: dict[str, Any] | None = None) -
             return fmt, load_model_file(path)
         if fmt == "tiktoken":
             return fmt, ByteBPE.from_tiktoken(path)
+        if fmt == "hf-tokenizer":
+            return fmt, from_hf_json(path)
         return fmt, WordPiece.load(path, **options)
     except ValueError as exc:
         if fmt == "sentencepiece":
             raise CommandError(f"{path} is a binary file but not a sentencepiece .model ({exc}); {READS}") from None
+        if fmt == "hf-tokenizer":
+            raise CommandError(f"{path}: a Hugging Face tokenizer.json toklab cannot load: {exc}") from None
         raise CommandError(str(exc)) from None
 
 

@@ -43,7 +43,7 @@ def add_options(parser: argparse.ArgumentParser, *, many: bool) -> None:
                        help=f"a real vocabulary: {', '.join(VOCAB_NAMES)}")
     group.add_argument("--model", metavar="FILE", action=_AppendTokenizer, dest="tokenizers",
                        help="a tokenizer file: toklab-bpe or toklab-sentencepiece JSON, WordPiece vocab.txt, "
-                            "sentencepiece .model, tiktoken ranks (the format is read from the content)")
+                            "sentencepiece .model, tiktoken ranks, HF tokenizer.json (the format is read from the content)")
     wp = parser.add_argument_group("WordPiece vocab.txt options (the file stores no normalizer settings)")
     wp.add_argument("--cased", action="store_true", help="do not lowercase (for a cased vocabulary)")
     wp.add_argument("--strip-accents", choices=("auto", "yes", "no"), default=None,
