@@ -30,13 +30,15 @@ def test_save_load_round_trip_and_hf_compatibility(tmp_path):
         ("[UNK]\na\nb\na\n", "line 4 repeats token 'a' from line 2"),
         ("[UNK]\n\nb\n", "line 2 is empty"),
         ("", "empty"),
+        ("just some notes\nabout tokenizers\n", "vocab.txt: unk_token '\\[UNK\\]' is not in the vocabulary"),
     ],
 )
 def test_load_rejects_bad_files(tmp_path, content, message):
     path = tmp_path / "vocab.txt"
     path.write_text(content, encoding="utf-8")
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message) as info:
         WordPiece.load(path)
+    assert str(path) in str(info.value)  # every message names the file
 
 
 def test_load_rejects_invalid_utf8_naming_the_line(tmp_path):

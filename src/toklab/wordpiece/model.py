@@ -270,7 +270,10 @@ class WordPiece(Pipeline):
             seen[token] = number - 1
         if not seen:
             raise ValueError(f"{path}: the vocabulary file is empty")
-        return cls(seen, **options)
+        try:
+            return cls(seen, **options)
+        except ValueError as err:  # e.g. no unk token: say which file lacks it
+            raise ValueError(f"{path}: {err}") from None
 
 
 def _token_ids(vocab: Mapping[str, int] | Sequence[str]) -> dict[str, int]:
