@@ -23,7 +23,7 @@ from typing import Any
 
 from ..unicode import from_proxy, to_proxy
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "payload", "fingerprint", "write", "read", "hf_model"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "payload", "fingerprint", "write", "read_checked", "read", "hf_model"]
 
 FORMAT = "toklab-bpe"
 FORMAT_VERSION = 1
@@ -64,6 +64,35 @@ def write(path: str | os.PathLike, content: Mapping[str, Any]) -> None:
     Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
+def read_checked(path: Path, fmt: str, version: int, name: str) -> dict[str, Any]:
+    """The JSON object in a file written by `write`, without its ``sha256``, after
+    checking format field ``fmt``, ``version`` and the fingerprint.
+
+    Raises ValueError naming the file (and calling the format ``name``) for
+    anything else than an intact file of that format and version.
+    """
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not a valid {name} file (truncated or not JSON: {exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text: {exc}") from None
+    if not isinstance(content, dict) or content.get("format") != fmt:
+        raise ValueError(f"{path} is not a {name} file (format field is not {fmt!r})")
+    if content.get("version") != version:
+        raise ValueError(f"{path} has format version {content.get('version')!r}; this toklab reads {version}")
+    expected = content.pop("sha256", None)
+    if expected is None:
+        raise ValueError(f"{path} has no sha256 fingerprint")
+    actual = fingerprint(content)
+    if actual != expected:
+        raise ValueError(
+            f"{path} fails its SHA-256 check (stored {str(expected)[:16]}..., content hashes to "
+            f"{actual[:16]}...): the file was modified or truncated"
+        )
+    return content
+
+
 def read(path: str | os.PathLike) -> dict[str, Any]:
     """The constructor arguments of `ByteBPE` stored in a file, after checking its fingerprint.
 
@@ -72,25 +101,7 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
     ``toklab-bpe`` file of this version.
     """
     path = Path(path)
-    try:
-        content = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not a valid toklab BPE file (truncated or not JSON: {exc})") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path} is not UTF-8 text: {exc}") from None
-    if not isinstance(content, dict) or content.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a toklab BPE file (format field is not {FORMAT!r})")
-    if content.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{path} has format version {content.get('version')!r}; this toklab reads {FORMAT_VERSION}")
-    expected = content.pop("sha256", None)
-    if expected is None:
-        raise ValueError(f"{path} has no sha256 fingerprint")
-    actual = fingerprint(content)
-    if actual != expected:
-        raise ValueError(
-            f"{path} fails its SHA-256 check (stored {expected[:16]}..., content hashes to "
-            f"{actual[:16]}...): the file was modified or truncated"
-        )
+    content = read_checked(path, FORMAT, FORMAT_VERSION, "toklab BPE")
     merges = []
     for k, line in enumerate(content["merges"]):
         a, sep, b = line.partition(" ")

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bpe import ByteBPE
-from ..bpe.files import fingerprint
+from ..bpe.files import fingerprint, read_checked
 from ..interop import from_hf_json
 from ..sentencepiece import SentencePieceTokenizer
 from ..sentencepiece import load as load_model_file
@@ -228,21 +228,7 @@ def save_sentencepiece(tokenizer: SentencePieceTokenizer, path: str | Path) -> N
 def load_sentencepiece(path: str | Path) -> SentencePieceTokenizer:
     """Read a ``toklab-sentencepiece`` file, checking its fingerprint; ValueError naming the file otherwise."""
     path = Path(path)
-    try:
-        content = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not a valid {SP_FORMAT} file (truncated or not JSON: {exc})") from None
-    if not isinstance(content, dict) or content.get("format") != SP_FORMAT:
-        raise ValueError(f"{path} is not a {SP_FORMAT} file (format field is not {SP_FORMAT!r})")
-    if content.get("version") != SP_VERSION:
-        raise ValueError(f"{path} has format version {content.get('version')!r}; this toklab reads {SP_VERSION}")
-    stored = content.pop("sha256", None)
-    if stored is None:
-        raise ValueError(f"{path} has no sha256 fingerprint")
-    actual = fingerprint(content)
-    if actual != stored:
-        raise ValueError(f"{path} fails its SHA-256 check (stored {str(stored)[:16]}..., content hashes to "
-                         f"{actual[:16]}...): the file was modified or truncated")
+    content = read_checked(path, SP_FORMAT, SP_VERSION, SP_FORMAT)
     config = content.get("config")
     if not isinstance(config, dict) or set(config) - set(_CONFIG_FIELDS):
         unknown = sorted(set(config) - set(_CONFIG_FIELDS)) if isinstance(config, dict) else config
