@@ -33,6 +33,9 @@ PORT   ?= 8000
 # the run that produced the committed outputs and nbval's re-run. The unit tests do not
 # get it, so hash-order bugs still show up there. toklab.book.setup() warns when unset.
 NBENV := PYTHONHASHSEED=0
+# Unit tests run in this many pytest-xdist worker processes (the CI machine has 2 cores);
+# `make test-unit TEST_WORKERS=0` runs them in one process.
+TEST_WORKERS ?= 2
 # Kernel lookup: prefer the kernelspec installed into .venv over any user-level
 # ~/.local/share/jupyter/kernels/python3 that might point at another interpreter.
 export JUPYTER_PREFER_ENV_PATH := 1
@@ -98,7 +101,7 @@ test: $(STAMP)
 
 test-unit: $(STAMP)
 	@echo "== (a) pytest tests"
-	@rc=0; $(BIN)/python -m pytest tests || rc=$$?; \
+	@rc=0; $(BIN)/python -m pytest -n $(TEST_WORKERS) tests || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "FAIL: pytest collected no tests in tests/ (exit 5)" >&2; exit 1; fi; \
 	exit $$rc
 

@@ -64,7 +64,7 @@ def test_an_exception_in_the_readers_function_is_reported(label):
 
 
 @pytest.mark.parametrize("label", LABELS)
-@pytest.mark.parametrize("answer", [None, object(), "text", 7, float("nan")], ids=repr)
+@pytest.mark.parametrize("answer", [None, object(), "text", 7, float("nan")], ids=["None", "object", "text", "7", "nan"])
 def test_a_nonsense_answer_is_a_failure_not_a_crash(label, answer):
     failure = _failure(label, lambda *args, **kwargs: answer)
     assert failure.hint and failure.input and failure.expected

@@ -46,24 +46,26 @@ def lines() -> tuple[str, ...]:
     return tuple(ln for text in files() for ln in text.split("\n"))
 
 
-def sample(every: int) -> list[str]:
-    return list(files()) + list(lines()[::every]) + ADVERSARIAL
+def sample(every: int, whole_files: bool = True) -> list[str]:
+    return (list(files()) if whole_files else []) + list(lines()[::every]) + ADVERSARIAL
 
 
 # ----------------------------------------------------------------------------- Mistral (sentencepiece)
 
-MISTRAL = {"mistral-v1": (32_000, 1), "mistral-v3": (32_768, 4), "mistral-v7": (32_768, 4)}
+# v1 on the whole corpus, each file whole and line by line; v3 and v7 (the same front end with
+# more pieces) on every other line, which keeps the suite's time in check.
+MISTRAL = {"mistral-v1": (32_000, 1, True), "mistral-v3": (32_768, 2, False), "mistral-v7": (32_768, 2, False)}
 
 
 @pytest.mark.parametrize("name", sorted(MISTRAL))
 def test_mistral_models_encode_as_sentencepiece_and_write_back(name):
-    size, every = MISTRAL[name]
+    size, every, whole_files = MISTRAL[name]
     path = vocabs.wheel_file(name)
     ours = tsp.load(path)
     theirs = spm.SentencePieceProcessor(model_file=str(path))
     written = spm.SentencePieceProcessor(model_proto=ours.to_model_proto())
     assert len(ours) == theirs.get_piece_size() == written.get_piece_size() == size
-    texts = sample(every)
+    texts = sample(every, whole_files)
     expected = theirs.encode(texts)
     assert written.encode(texts) == expected
     for text, ids in zip(texts, expected):
