@@ -93,7 +93,7 @@ BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 def of_wordpiece(vocab: Sequence[str], name: str, embedding_rows: int | None = None) -> FiveNumbers:
     """The five numbers of a WordPiece vocabulary list (ID = position); BERT's specials are special.
 
-    The ``[unusedN]`` placeholder rows stay ordinary entries (they are rows reserved
+    The ``[unusedN]`` rows stay ordinary entries (they are rows reserved
     for fine-tuning, not registered control tokens).
     """
     if len(set(vocab)) != len(vocab):

