@@ -11,6 +11,31 @@ on such vocabularies; ``tests/bpe/test_fast_vs_reference.py`` checks it.
 most text; `merge_long` keeps a heap and a linked list and wins from `SHORT`
 bytes up (measured on cl100k). `merge_dropout` is BPE-dropout. `recover_split`
 finds the two parts of a token in a rank table (tiktoken files store no merges).
+
+Cutting a chunk where no merge can ever cross (`Cuts`, `PieceCache`): every
+part BPE holds is a single byte or a token of the rank table, because two
+parts are joined only when their concatenation is a token. So if no token
+spans a position of the chunk, nothing is ever merged across it, and BPE on
+the two sides separately gives exactly the parts BPE gives on the whole
+chunk. (The sides never compete either: a merge on one side changes no pair
+on the other, so each side sees its merges in its own lowest-rank, leftmost
+order.) That matters for text without spaces: a line of Chinese is a single
+pre-token of a hundred bytes or more, nearly every line is a new one, and
+merging it byte by byte was the slowest part of a first encode. Most of its
+character boundaries are spanned by no token, so it falls apart into pieces
+of one or two characters that recur everywhere and are merged once each.
+
+`Cuts` indexes, for every token that holds a non-ASCII byte, each character
+boundary inside it as a pair (what is left of it, what is right of it): a
+whole character as ``str``, or the bytes of a character that the token only
+starts or ends inside of. A boundary in text counts as spanned when the
+characters on its two sides match such a pair; anything further out is
+ignored, which can only keep extra pieces together, never cut where a token
+spans. A boundary between two ASCII characters always counts as spanned, so
+ASCII-only tokens need no index. ``tests/bpe/test_cuts.py`` checks by brute
+force (every occurrence of every token in the text) that no cut is crossed
+by a token, and that merging the pieces gives the IDs of merging the whole
+chunk.
 """
 
 from __future__ import annotations
@@ -18,9 +43,12 @@ from __future__ import annotations
 import heapq
 import random
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-__all__ = ["SHORT", "merge_short", "merge_long", "merge_chunk", "merge_dropout", "recover_split", "RankBelow"]
+__all__ = [
+    "SHORT", "merge_short", "merge_long", "merge_chunk", "merge_dropout", "recover_split", "RankBelow",
+    "Cuts", "PieceCache", "boundary_pairs",
+]
 
 #: Below this many bytes the quadratic scan beats the heap (measured on cl100k).
 SHORT = 8
@@ -141,3 +169,160 @@ class RankBelow:
     def get(self, key: bytes, default=None):
         r = self.ranks.get(key)
         return r if r is not None and r < self.limit else default
+
+def _char_length(lead: int) -> int:
+    """Bytes in the UTF-8 character this byte starts; 0 if it cannot start one."""
+    if lead < 0x80:
+        return 1
+    if lead >= 0xF8 or lead < 0xC0:
+        return 0
+    return 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
+def _is_continuation(byte: int) -> bool:
+    return 0x80 <= byte < 0xC0
+
+
+def boundary_pairs(token: bytes) -> Iterable[tuple[str | bytes, str | bytes]]:
+    """(left, right) for each character boundary inside ``token`` that valid UTF-8 text could hold.
+
+    A side is the whole character next to the boundary (``str``) when the
+    token holds all of it, else the bytes of it the token holds (a tail of
+    continuation bytes on the left, a head starting with a lead byte on the
+    right). Boundaries next to byte sequences that no valid text contains are
+    skipped, since such a token can never span anything.
+    """
+    n = len(token)
+    for k in range(1, n):
+        width = _char_length(token[k])
+        if width == 0:
+            continue
+        start = k - 1
+        while start >= 0 and _is_continuation(token[start]):
+            start -= 1
+        if start < 0:
+            if k > 3:
+                continue
+            left: str | bytes = token[:k]
+        else:
+            if _char_length(token[start]) != k - start:
+                continue
+            try:
+                left = token[start:k].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+        if width <= n - k:
+            try:
+                right: str | bytes = token[k : k + width].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+        else:
+            right = token[k:]
+        yield left, right
+
+
+class Cuts:
+    """Which character boundaries of a text no token of ``tokens`` spans, and the pieces between them."""
+
+    def __init__(self, tokens: Iterable[bytes]) -> None:
+        pairs: set[tuple[str | bytes, str | bytes]] = set()
+        for token in tokens:
+            if not token.isascii():
+                pairs.update(boundary_pairs(token))
+        follows: dict[str | bytes, set] = {}
+        for left, right in pairs:
+            follows.setdefault(left, set()).add(right)
+        self._follows = follows
+        self._rights = {right for _, right in pairs}
+        self._ascii = frozenset(map(chr, range(128)))
+        # Memos per character: the right keys that may follow it (empty for most
+        # characters) and the keys it shows as a right side.
+        self._follow: dict[str, frozenset] = {}
+        self._heads: dict[str, tuple] = {}
+
+    def _follow_of(self, char: str) -> frozenset:
+        data = char.encode("utf-8")
+        found = set(self._ascii) if char < "\x80" else set()
+        for key in (char, *(data[-i:] for i in range(1, len(data)))):
+            found.update(self._follows.get(key, ()))
+        self._follow[char] = frozen = frozenset(found)
+        return frozen
+
+    def _heads_of(self, char: str) -> tuple:
+        data = char.encode("utf-8")
+        keys = (char,) + tuple(data[:i] for i in range(1, len(data)) if data[:i] in self._rights)
+        self._heads[char] = keys
+        return keys
+
+    def spanned(self, left: str, right: str) -> bool:
+        """Whether a token may span the boundary between characters ``left`` and ``right``."""
+        follow = self._follow.get(left)
+        if follow is None:
+            follow = self._follow_of(left)
+        heads = self._heads.get(right)
+        if heads is None:
+            heads = self._heads_of(right)
+        return not follow.isdisjoint(heads)
+
+    def pieces(self, chunk: str) -> list[str]:
+        """``chunk`` cut at every character boundary no token spans (the pieces join back to it)."""
+        # `spanned` written out: this loop runs once per character of every new chunk.
+        out: list[str] = []
+        follow_get, heads_get = self._follow.get, self._heads.get
+        start = i = 0
+        left = chunk[:1]
+        for right in chunk[1:]:
+            i += 1
+            follow = follow_get(left)
+            if follow is None:
+                follow = self._follow_of(left)
+            if follow:
+                heads = heads_get(right)
+                if heads is None:
+                    heads = self._heads_of(right)
+                if not follow.isdisjoint(heads):
+                    left = right
+                    continue
+            out.append(chunk[start:i])
+            start = i
+            left = right
+        out.append(chunk[start:])
+        return out
+
+
+class PieceCache(dict):
+    """Piece -> the IDs BPE gives its bytes alone; looking up a missing piece merges it.
+
+    A piece is a run of characters between two cuts, so merging it alone gives
+    the parts it gets inside its chunk. Unlike a chunk, a piece that is a token
+    is not looked up whole first (tiktoken does that for chunks only). Pieces
+    longer than ``max_chars`` are merged every time rather than kept. The
+    `Cuts` of the rank table are indexed on first use.
+    """
+
+    __slots__ = ("encoder", "ranks", "max_chars", "_cuts")
+
+    def __init__(self, encoder: Mapping[bytes, int], ranks: Mapping[bytes, int], max_chars: int) -> None:
+        super().__init__()
+        self.encoder, self.ranks, self.max_chars = encoder, ranks, max_chars
+        self._cuts: Cuts | None = None
+
+    @property
+    def cuts(self) -> Cuts:
+        if self._cuts is None:
+            self._cuts = Cuts(self.ranks)
+        return self._cuts
+
+    def __missing__(self, piece: str) -> list[int]:
+        encoder = self.encoder
+        ids = [encoder[p] for p in merge_chunk(piece.encode("utf-8"), self.ranks)]
+        if len(piece) <= self.max_chars:
+            self[piece] = ids
+        return ids
+
+    def encode(self, chunk: str) -> list[int]:
+        """BPE on ``chunk`` (without tiktoken's whole-chunk lookup): its pieces' IDs, concatenated."""
+        out: list[int] = []
+        for ids in map(self.__getitem__, self.cuts.pieces(chunk)):
+            out += ids
+        return out

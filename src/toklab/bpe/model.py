@@ -25,7 +25,7 @@ from ..pre_tokenizers import patterns
 from ..special import SpecialSet
 from ..unicode import replace_surrogates
 from . import files
-from .encode import merge_chunk, merge_dropout, recover_split
+from .encode import SHORT, Cuts, PieceCache, merge_chunk, merge_dropout, recover_split
 
 __all__ = ["CACHE_LIMIT", "CACHE_PIECE_CHARS", "ByteBPE"]
 
@@ -33,6 +33,33 @@ __all__ = ["CACHE_LIMIT", "CACHE_PIECE_CHARS", "ByteBPE"]
 CACHE_LIMIT = 500_000
 #: Chunks of up to this many characters are cached (longer ones are rare and mostly unique).
 CACHE_PIECE_CHARS = 200
+
+
+class _ChunkCache(dict):
+    """Chunk -> IDs; looking up a chunk that is not there segments it (and keeps it if short)."""
+
+    __slots__ = ("segment", "pieces")
+
+    def __init__(self, segment, pieces: PieceCache) -> None:
+        super().__init__()
+        self.segment, self.pieces = segment, pieces
+
+    def __missing__(self, chunk: str) -> list[int]:
+        ids = self.segment(chunk)
+        if len(chunk) <= CACHE_PIECE_CHARS:
+            self[chunk] = ids
+        return ids
+
+    def encode(self, chunks: Iterable[str]) -> list[int]:
+        """The chunks' IDs, concatenated; a chunk that repeats is segmented once."""
+        if len(self) > CACHE_LIMIT or len(self.pieces) > CACHE_LIMIT:
+            self.clear()
+            self.pieces.clear()
+        out: list[int] = []
+        extend = out.extend
+        for ids in map(self.__getitem__, chunks):
+            extend(ids)
+        return out
 
 
 class ByteBPE(OffsetsMixin):
@@ -118,7 +145,8 @@ class ByteBPE(OffsetsMixin):
         self._decoder: dict[int, bytes] = dict(vocab)
         for s, i in self.special_tokens.items():
             self._decoder[i] = s.encode("utf-8")
-        self._cache: dict[str, list[int]] = {}
+        self._pieces = PieceCache(encoder, ranks, CACHE_PIECE_CHARS)
+        self._cache = _ChunkCache(self.segment, self._pieces)
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
@@ -167,38 +195,32 @@ class ByteBPE(OffsetsMixin):
     # -- encoding -------------------------------------------------------------
 
     def segment(self, chunk: str) -> list[int]:
-        """The model stage alone: BPE on one pre-tokenized chunk, no cache, no specials.
+        """The model stage alone: BPE on one pre-tokenized chunk, no chunk cache, no specials.
 
         ``encode_ordinary(text)`` is ``segment`` applied to each chunk of the pattern's
         split, concatenated. A chunk with a lone surrogate must be cleaned first.
+        A chunk that is a token is that token, whatever BPE would do (tiktoken's
+        order). Otherwise the result equals `merge_chunk` on the chunk's bytes; a
+        longer chunk with non-ASCII text gets it faster by being cut where no
+        token spans it (`toklab.bpe.encode.Cuts`), each piece merged once and cached.
         """
         data = check_str(chunk, "chunk").encode("utf-8")
         tid = self._encoder.get(data)
         if tid is not None:
             return [tid]
-        enc = self._encoder
-        return [enc[p] for p in merge_chunk(data, self._ranks)]
+        if len(data) < SHORT or chunk.isascii():
+            return [self._encoder[p] for p in merge_chunk(data, self._ranks)]
+        return self._pieces.encode(chunk)
+
+    @property
+    def cuts(self) -> Cuts:
+        """Where no token spans a chunk (`toklab.bpe.encode.Cuts`), indexed on first use."""
+        return self._pieces.cuts
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text with no special-token handling at all (specials are plain text)."""
         text = replace_surrogates(check_str(text))
-        cache = self._cache
-        if len(cache) > CACHE_LIMIT:
-            cache.clear()
-        # One pass, filling the cache as we go: a chunk that repeats within this
-        # text is encoded once (looking everything up first would miss every repeat
-        # of a new chunk, which made first calls 1.6x slower when measured).
-        out: list[int] = []
-        extend = out.extend
-        get = cache.get
-        for piece in self._pat.findall(text):
-            ids = get(piece)
-            if ids is None:
-                ids = self.segment(piece)
-                if len(piece) <= CACHE_PIECE_CHARS:
-                    cache[piece] = ids
-            extend(ids)
-        return out
+        return self._cache.encode(self._pat.findall(text))
 
     def encode(
         self,
