@@ -55,14 +55,17 @@ def train_vocab(
 
     sym_count: dict[int, int] = {}
     pair_count: dict[tuple[int, int], int] = {}
-    where: dict[tuple[int, int], set[int]] = {}
+    # pair -> the words it occurs in; a list, so a word may be listed twice or
+    # after losing the pair (both are skipped when the pair is merged)
+    where: dict[tuple[int, int], list[int]] = {}
+    sym_get, pair_get, add_word = sym_count.get, pair_count.get, where.setdefault
     for w, word in enumerate(corpus):
         c = freq[w]
         for s in word:
-            sym_count[s] = sym_count.get(s, 0) + c
+            sym_count[s] = sym_get(s, 0) + c
         for pair in zip(word, word[1:]):
-            pair_count[pair] = pair_count.get(pair, 0) + c
-            where.setdefault(pair, set()).add(w)
+            pair_count[pair] = pair_get(pair, 0) + c
+            add_word(pair, []).append(w)
     # pairs_with[s]: live pairs that have s as a part (only needed to re-score for likelihood)
     pairs_with: dict[int, set[tuple[int, int]]] = {}
     if likelihood:
@@ -104,75 +107,98 @@ def train_vocab(
 
         delta: dict[tuple[int, int], int] = {}
         sym_delta: dict[int, int] = {}
-        for w in where.pop(pair):
+        get, add_word = delta.get, where.setdefault
+        merged = 0
+        consumed = 2 if a == b else 1  # a's used up by one merge
+        for w in dict.fromkeys(where.pop(pair)):
             # `merge_symbols` on this word, noting the pair-count changes at each merge
             # site as it goes: for an occurrence with left neighbour p and right
             # neighbour q, (p, a), (a, b) and (b, q) lose one and (p, new) and
             # (new, q) gain one; p comes from the output built so far, so
             # back-to-back occurrences come out right.
             word = corpus[w]
-            try:
-                i = word.index(a)
-            except ValueError:
+            left_parts = word.count(a)  # the a's still to look at; no exception-driven search
+            if not left_parts:
                 continue  # the index is a superset: this word lost the pair earlier
+            find = word.index
+            i = find(a)
             n, c = len(word), freq[w]
             out: list[int] = []
             start = occurrences = 0
-            while i + 1 < n:
-                if word[i + 1] != b:
+            while True:
+                if i + 1 >= n or word[i + 1] != b:
                     search = i + 1
+                    left_parts -= 1
                 else:
                     out += word[start:i]
                     occurrences += 1
-                    delta[pair] = delta.get(pair, 0) - c
+                    left_parts -= consumed
                     if out:
                         left = out[-1]
                         q = (left, a)
-                        delta[q] = delta.get(q, 0) - c
+                        delta[q] = get(q, 0) - c
                         q = (left, new)
-                        delta[q] = delta.get(q, 0) + c
-                        where.setdefault(q, set()).add(w)
+                        delta[q] = get(q, 0) + c
+                        add_word(q, []).append(w)
                     if i + 2 < n:
                         right = word[i + 2]
                         q = (b, right)
-                        delta[q] = delta.get(q, 0) - c
+                        delta[q] = get(q, 0) - c
                         q = (new, right)
-                        delta[q] = delta.get(q, 0) + c
-                        where.setdefault(q, set()).add(w)
+                        delta[q] = get(q, 0) + c
+                        add_word(q, []).append(w)
                     out.append(new)
                     start = search = i + 2
-                try:
-                    i = word.index(a, search)
-                except ValueError:
+                if left_parts <= 0:
                     break
+                i = find(a, search)
             if not occurrences:
                 continue
             out += word[start:]
-            k = occurrences * c
-            sym_delta[a] = sym_delta.get(a, 0) - k
-            sym_delta[b] = sym_delta.get(b, 0) - k
-            sym_delta[new] = sym_delta.get(new, 0) + k
             corpus[w] = out
+            merged += occurrences * c
+        delta[pair] = get(pair, 0) - merged
+        sym_delta[a] = sym_delta.get(a, 0) - merged
+        sym_delta[b] = sym_delta.get(b, 0) - merged
+        sym_delta[new] = sym_delta.get(new, 0) + merged
 
+        if not likelihood:
+            # A frequency key moves only with the pair's own count: re-key the changed pairs.
+            for p, d in delta.items():
+                if not d:
+                    continue
+                n = pair_count.get(p, 0) + d
+                if n:
+                    pair_count[p] = n
+                else:
+                    del pair_count[p]
+                if n >= min_count:
+                    k = (-n, -n, p[0], p[1])
+                    current[p] = k
+                    heapq.heappush(heap, k)
+                else:
+                    current.pop(p, None)
+            for s, d in sym_delta.items():
+                sym_count[s] = sym_count.get(s, 0) + d
+            continue
         touched: set[tuple[int, int]] = set()
         for p, d in delta.items():
             if not d:
                 continue
             n = pair_count.get(p, 0) + d
             if n:
-                if p not in pair_count and likelihood:
+                if p not in pair_count:
                     pairs_with.setdefault(p[0], set()).add(p)
                     pairs_with.setdefault(p[1], set()).add(p)
                 pair_count[p] = n
             else:
                 del pair_count[p]
-                if likelihood:
-                    pairs_with[p[0]].discard(p)
-                    pairs_with[p[1]].discard(p)
+                pairs_with[p[0]].discard(p)
+                pairs_with[p[1]].discard(p)
             touched.add(p)
         for s, d in sym_delta.items():
             sym_count[s] = sym_count.get(s, 0) + d
-            if likelihood and d:
+            if d:
                 touched.update(pairs_with.get(s, ()))
         for p in touched:
             if pair_count.get(p, 0) >= min_count:
@@ -190,6 +216,35 @@ def train_vocab(
 _LINES_PER_BATCH = 20_000
 
 
+def _split_counts(text: str, raw: Counter) -> None:
+    """Count ``text``'s tokens between the four characters BERT always splits on (space, tab, LF, CR)."""
+    raw.update(text.replace("\t", " ").replace("\n", " ").replace("\r", " ").split(" "))
+
+
+def _normalized_counts(raw: Counter, normalizer: BertNormalizer) -> Counter:
+    """The BERT words of every raw token, weighted by its count: each distinct token normalized once.
+
+    Space, tab, LF and CR become or stay whitespace under every normalizer
+    option, NFD never moves a mark across them, and every other step maps one
+    character at a time, so the words of a text are the words of its
+    tokens between those characters, in order. Tokens with the same count
+    are joined with spaces and go through the normalizer as one string.
+    """
+    by_count: dict[int, list[str]] = {}
+    for token, c in raw.items():
+        if token:
+            by_count.setdefault(c, []).append(token)
+    counts: Counter = Counter()
+    for c, tokens in by_count.items():
+        words = Counter(bert_words(" ".join(tokens), normalizer))
+        if c == 1:
+            counts.update(words)
+        else:
+            for w, k in words.items():
+                counts[w] += k * c
+    return counts
+
+
 def word_counts(
     source: str | os.PathLike | Iterable[str],
     *,
@@ -200,6 +255,8 @@ def word_counts(
 ) -> Counter:
     """Count the words BERT's normalizer + pre-tokenizer produce from a text, a file or documents.
 
+    Equals ``Counter(bert_words(text))`` over the whole source, but runs the
+    normalizer once per distinct space-separated token (`_normalized_counts`).
     A file is read in batches of lines: cutting just after a line break never
     changes the words, because the break is whitespace and NFD does not
     reorder across it.
@@ -207,7 +264,7 @@ def word_counts(
     normalizer = BertNormalizer(
         lowercase=lowercase, strip_accents=strip_accents, handle_chinese_chars=handle_chinese_chars, clean_text=clean_text
     )
-    counts: Counter = Counter()
+    raw: Counter = Counter()
     if isinstance(source, (bytes, bytearray)) or not (isinstance(source, (str, os.PathLike)) or hasattr(source, "__iter__")):
         raise TypeError(f"source must be a str, a path (os.PathLike) or an iterable of str, got {type_name(source)}")
     if isinstance(source, os.PathLike):
@@ -220,18 +277,18 @@ def word_counts(
                 for line in fh:
                     batch.append(line)
                     if len(batch) >= _LINES_PER_BATCH:
-                        counts.update(bert_words("".join(batch), normalizer))
+                        _split_counts("".join(batch), raw)
                         batch = []
             except UnicodeDecodeError as e:
                 raise not_utf8(path, e) from None
-            counts.update(bert_words("".join(batch), normalizer))
-        return counts
+            _split_counts("".join(batch), raw)
+        return _normalized_counts(raw, normalizer)
     docs = [source] if isinstance(source, str) else source
     for doc in docs:
         if not isinstance(doc, str):
             raise TypeError(f"training documents must be str, got {type(doc).__name__}")
-        counts.update(bert_words(doc, normalizer))
-    return counts
+        _split_counts(doc, raw)
+    return _normalized_counts(raw, normalizer)
 
 
 def train(
