@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toklab import corpus
 from toklab import wordpiece as wp
+from toklab.normalizers.bert import BertNormalizer
+from toklab.pre_tokenizers.bert import bert_words
 from toklab.wordpiece import WordPiece
 
 from .helpers import SPECIALS
@@ -52,3 +58,31 @@ def test_training_errors():
         wp.train_vocab({"ab": 1}, 10, initial=["a", "b"])
     with pytest.raises(TypeError, match="must be str"):
         wp.train([b"bytes"], 20)
+
+
+OPTIONS = [
+    {},
+    {"lowercase": False},
+    {"strip_accents": False},
+    {"clean_text": False},
+    {"handle_chinese_chars": False, "clean_text": False, "lowercase": False},
+]
+# Separators, the whitespace BERT deletes or keeps, controls, marks next to separators, CJK.
+TRICKY = " \t\n\r\x0b\x0c\x1c\x85\xa0\u3000\u2028\x00\x01\u200b\ufffd\u0301\u0308e\u00e9Ab!?中文한ﬁ"
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_word_counts_equal_counting_bert_words_of_the_whole_text(options):
+    text = "".join(corpus.load(name, 20_000) for name in corpus.CORPUS)
+    expected = Counter(bert_words(text, BertNormalizer(**options)))
+    assert wp.word_counts(text, **options) == expected
+    assert wp.word_counts([text[:7_000], text[7_000:]], **options) == Counter(
+        bert_words(text[:7_000], BertNormalizer(**options))
+    ) + Counter(bert_words(text[7_000:], BertNormalizer(**options)))
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet=TRICKY, max_size=60) | st.text(max_size=40))
+def test_word_counts_equal_counting_bert_words_on_random_text(options, text):
+    assert wp.word_counts(text, **options) == Counter(bert_words(text, BertNormalizer(**options)))

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..checks import check_int, not_utf8, type_name, warn_smaller
-from ..normalizers.bert import BertNormalizer
-from ..pre_tokenizers.bert import bert_words
+from ..normalizers.bert import BertNormalizer, char_tables, run_tables
+from ..pre_tokenizers.bert import split_rule
 from .model import BERT_SPECIAL_TOKENS, WordPiece
 from .reference import Score, join, prepare, split_word
 
@@ -234,9 +234,11 @@ def _normalized_counts(raw: Counter, normalizer: BertNormalizer) -> Counter:
     for token, c in raw.items():
         if token:
             by_count.setdefault(c, []).append(token)
+    tables = char_tables(*normalizer.flags, extra=split_rule)  # what `bert_words` runs
     counts: Counter = Counter()
     for c, tokens in by_count.items():
-        words = Counter(bert_words(" ".join(tokens), normalizer))
+        words = Counter(run_tables(" ".join(tokens), tables).split(" "))
+        words.pop("", None)
         if c == 1:
             counts.update(words)
         else:
