@@ -54,6 +54,7 @@ import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
+from .bpe.trainer import pop_best
 from .checks import check_bool, check_int, check_str, not_utf8, type_name, warn_smaller
 from .normalizers.nmt import NORMALIZATIONS
 from .normalizers.spm import SentencePieceNormalizer
@@ -221,14 +222,11 @@ def merge_chars(words: list[list[int]], freq: Sequence[int], sym: list[str], num
     heapq.heapify(heap)
 
     merges: list[tuple[int, int]] = []
-    while len(merges) < num_merges and heap:
-        neg, _, pair = heapq.heappop(heap)
-        current = pair_count.get(pair, 0)
-        if current != -neg:
-            if current > 0:
-                heapq.heappush(heap, (-current, key(pair), pair))
-            continue
-        a, b = pair
+    while len(merges) < num_merges:
+        best = pop_best(heap, pair_count, key)
+        if best is None:
+            break
+        a, b = pair = best[1]
         new_sym = sym[a] + sym[b]
         new_id = index.get(new_sym)
         if new_id is None:

@@ -22,7 +22,7 @@ from ..pre_tokenizers import patterns
 from .model import ByteBPE
 from .reference import TieBreak, check_tie_break
 
-__all__ = ["BLOCK_CHARS", "pretoken_counts", "text_blocks", "file_blocks", "train"]
+__all__ = ["BLOCK_CHARS", "pretoken_counts", "text_blocks", "file_blocks", "pop_best", "train"]
 
 #: Characters read from a file at a time; a block is cut back to its last safe cut.
 BLOCK_CHARS = 1 << 20
@@ -152,6 +152,24 @@ def _inverted(data: bytes) -> tuple[int, ...]:
     return tuple(255 - b for b in data) + (256,)
 
 
+
+def pop_best(heap: list, counts: dict, key) -> tuple[int, object] | None:
+    """Pop the pair with the largest current count from a lazy max-heap of ``(-count, key(pair), pair)``.
+
+    Counts only ever change in ``counts``, so an entry can be stale: one whose
+    count has since changed is pushed back with its current count, one whose
+    pair is gone is dropped. Returns ``(count, pair)``, or None once the heap is empty.
+    """
+    while heap:
+        neg, _, pair = heapq.heappop(heap)
+        current = counts.get(pair, 0)
+        if current == -neg:
+            return current, pair
+        if current > 0:
+            heapq.heappush(heap, (-current, key(pair), pair))
+    return None
+
+
 def train(
     source: str | os.PathLike | Iterable[str],
     vocab_size: int,
@@ -246,15 +264,11 @@ def train(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=num_merges, desc="BPE merges", unit="merge")
-    while len(merges) < num_merges and heap:
-        neg, _, pair = heapq.heappop(heap)
-        current = pair_count.get(pair, 0)
-        if current != -neg:
-            if current > 0:
-                heapq.heappush(heap, (-current, key(pair), pair))
-            continue
-        if current < min_frequency:
+    while len(merges) < num_merges:
+        best = pop_best(heap, pair_count, key)
+        if best is None or best[0] < min_frequency:
             break
+        pair = best[1]
         a, b = ord(pair[0]), ord(pair[1])
         new_id = len(sym)
         sym.append(sym[a] + sym[b])
