@@ -313,9 +313,10 @@ class PieceCache(dict):
             self._cuts = Cuts(self.ranks)
         return self._cuts
 
-    def __missing__(self, piece: str) -> list[int]:
+    def __missing__(self, piece: str) -> tuple[int, ...]:
         encoder = self.encoder
-        ids = [encoder[p] for p in merge_chunk(piece.encode("utf-8"), self.ranks)]
+        # a tuple, as in ByteBPE's chunk cache: the garbage collector can stop tracking it
+        ids = tuple([encoder[p] for p in merge_chunk(piece.encode("utf-8"), self.ranks)])
         if len(piece) <= self.max_chars:
             self[piece] = ids
         return ids

@@ -36,7 +36,7 @@ CACHE_PIECE_CHARS = 200
 
 
 class _ChunkCache(dict):
-    """Chunk -> IDs; looking up a chunk that is not there segments it (and keeps it if short)."""
+    """Chunk -> IDs (a tuple); looking up a chunk that is not there segments it (and keeps it if short)."""
 
     __slots__ = ("segment", "pieces")
 
@@ -44,8 +44,11 @@ class _ChunkCache(dict):
         super().__init__()
         self.segment, self.pieces = segment, pieces
 
-    def __missing__(self, chunk: str) -> list[int]:
-        ids = self.segment(chunk)
+    def __missing__(self, chunk: str) -> tuple[int, ...]:
+        # Tuples, not lists: the garbage collector stops tracking a tuple of ints,
+        # so a first call that fills the cache does not make each collection slower
+        # (measured: about a tenth of a first encode on the benchmark corpus).
+        ids = tuple(self.segment(chunk))
         if len(chunk) <= CACHE_PIECE_CHARS:
             self[chunk] = ids
         return ids
