@@ -37,10 +37,12 @@ def train_vocab(
     """`reference_train` with incremental counts and a lazy max-heap; returns the same list.
 
     Pair counts, symbol counts and a pair -> words index are updated only for
-    the words that contain the merged pair. The heap holds one entry per
-    (pair, key) ever pushed; ``current`` maps each live pair to its present
-    key, and a popped entry whose key differs from it is stale and dropped.
-    That is enough for frequency scores, but the likelihood score of a pair
+    the words that contain the merged pair. With frequency scores the heap is
+    lazy, as in BPE: a pair is pushed when its count rises, and an entry whose
+    count has since fallen is pushed back with the present count when it
+    surfaces. For likelihood scores the heap holds one entry per (pair, key)
+    ever pushed; ``current`` maps each live pair to its present key, and a
+    popped entry whose key differs from it is stale and dropped. The likelihood score of a pair
     (x, z) also *rises* when x is merged away and f(x) falls, although no
     word containing (x, z) changed. So after each merge every pair that
     contains a symbol whose count changed is re-scored too, and pushed again
@@ -58,14 +60,19 @@ def train_vocab(
     # pair -> the words it occurs in; a list, so a word may be listed twice or
     # after losing the pair (both are skipped when the pair is merged)
     where: dict[tuple[int, int], list[int]] = {}
-    sym_get, pair_get, add_word = sym_count.get, pair_count.get, where.setdefault
+    sym_get, pair_get = sym_count.get, pair_count.get
     for w, word in enumerate(corpus):
         c = freq[w]
         for s in word:
             sym_count[s] = sym_get(s, 0) + c
         for pair in zip(word, word[1:]):
-            pair_count[pair] = pair_get(pair, 0) + c
-            add_word(pair, []).append(w)
+            n = pair_get(pair)
+            if n is None:
+                pair_count[pair] = c
+                where[pair] = [w]
+            else:
+                pair_count[pair] = n + c
+                where[pair].append(w)
     # pairs_with[s]: live pairs that have s as a part (only needed to re-score for likelihood)
     pairs_with: dict[int, set[tuple[int, int]]] = {}
     if likelihood:
@@ -94,8 +101,17 @@ def train_vocab(
     while len(vocab) < vocab_size and heap:
         top = heapq.heappop(heap)
         pair = (top[2], top[3])
-        if current.get(pair) != top:
-            continue  # stale: the pair is gone, too rare, or has a newer key
+        if likelihood:
+            if current.get(pair) != top:
+                continue  # stale: the pair is gone, too rare, or has a newer key
+        else:
+            n = pair_count.get(pair, 0)
+            if n != -top[0]:
+                # Stale: the count fell since (a count that rises is pushed at once),
+                # so it goes back in with its present count, unless it is too rare now.
+                if n >= min_count:
+                    heapq.heappush(heap, (-n, -n, pair[0], pair[1]))
+                continue
         a, b = pair
         token = join(vocab[a], vocab[b], prefix)
         new = index.get(token)
@@ -107,7 +123,7 @@ def train_vocab(
 
         delta: dict[tuple[int, int], int] = {}
         sym_delta: dict[int, int] = {}
-        get, add_word = delta.get, where.setdefault
+        get, listed = delta.get, where.get
         merged = 0
         consumed = 2 if a == b else 1  # a's used up by one merge
         for w in dict.fromkeys(where.pop(pair)):
@@ -139,14 +155,22 @@ def train_vocab(
                         delta[q] = get(q, 0) - c
                         q = (left, new)
                         delta[q] = get(q, 0) + c
-                        add_word(q, []).append(w)
+                        words_of = listed(q)
+                        if words_of is None:
+                            where[q] = [w]
+                        else:
+                            words_of.append(w)
                     if i + 2 < n:
                         right = word[i + 2]
                         q = (b, right)
                         delta[q] = get(q, 0) - c
                         q = (new, right)
                         delta[q] = get(q, 0) + c
-                        add_word(q, []).append(w)
+                        words_of = listed(q)
+                        if words_of is None:
+                            where[q] = [w]
+                        else:
+                            words_of.append(w)
                     out.append(new)
                     start = search = i + 2
                 if left_parts <= 0:
@@ -163,7 +187,8 @@ def train_vocab(
         sym_delta[new] = sym_delta.get(new, 0) + merged
 
         if not likelihood:
-            # A frequency key moves only with the pair's own count: re-key the changed pairs.
+            # A frequency key moves only with the pair's own count, and only a rise needs a
+            # push now: a pair whose count fell is re-pushed when its old entry surfaces.
             for p, d in delta.items():
                 if not d:
                     continue
@@ -172,12 +197,8 @@ def train_vocab(
                     pair_count[p] = n
                 else:
                     del pair_count[p]
-                if n >= min_count:
-                    k = (-n, -n, p[0], p[1])
-                    current[p] = k
-                    heapq.heappush(heap, k)
-                else:
-                    current.pop(p, None)
+                if d > 0 and n >= min_count:
+                    heapq.heappush(heap, (-n, -n, p[0], p[1]))
             for s, d in sym_delta.items():
                 sym_count[s] = sym_count.get(s, 0) + d
             continue
