@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from toklab import corpus
 from toklab.bpe import ByteBPE, merge_chunk
+from toklab.bpe import model as bpe_model
 from toklab.bpe.encode import Cuts, boundary_pairs
 from toklab.pre_tokenizers import patterns
 
@@ -132,11 +133,14 @@ def test_cut_pieces_merge_to_the_whole_chunk_on_random_text(name, tokenizers, ch
         assert tok.encode_ordinary(chunk) == [vocab[p] for p in whole]
 
 
-def test_caches_survive_pickling_and_clearing(real):
+def test_caches_survive_pickling_and_clearing(real, monkeypatch):
     tok = real("cl100k_base")[1]
-    text = corpus.load("zh", 5_000)
+    text = corpus.load("zh", 5_000) + corpus.load("mixed", 5_000)
     ids = tok.encode(text)
     again = pickle.loads(pickle.dumps(tok))
     assert again.encode(text) == ids
     fresh = ByteBPE.from_tiktoken("cl100k_base")
+    # a tiny limit empties both caches at the start of every call
+    monkeypatch.setattr(bpe_model, "CACHE_LIMIT", 10)
     assert fresh.encode(text) == ids and fresh.encode(text) == ids
+    assert fresh.encode(text[:100]) == tok.encode(text[:100])
