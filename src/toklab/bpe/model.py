@@ -140,7 +140,7 @@ class ByteBPE(OffsetsMixin):
 
     def _init_tables(self, pattern, vocab, encoder, ranks, special_tokens) -> None:
         self.pattern = pattern
-        self._pat = patterns.compiled(pattern)
+        self._split = patterns.splitter(pattern)
         self.vocab: dict[int, bytes] = dict(vocab)
         self._encoder = encoder
         self._ranks = ranks
@@ -223,7 +223,7 @@ class ByteBPE(OffsetsMixin):
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text with no special-token handling at all (specials are plain text)."""
         text = replace_surrogates(check_str(text))
-        return self._cache.encode(self._pat.findall(text))
+        return self._cache.encode(self._split(text))
 
     def encode(
         self,
@@ -262,7 +262,7 @@ class ByteBPE(OffsetsMixin):
             elif rng is None:
                 out.extend(self.encode_ordinary(piece))
             else:
-                for chunk in self._pat.findall(replace_surrogates(piece)):
+                for chunk in self._split(replace_surrogates(piece)):
                     out.extend(self._encoder[t] for t in merge_dropout(chunk.encode("utf-8"), self._ranks, dropout, rng))
         return out
 

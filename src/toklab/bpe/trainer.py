@@ -30,11 +30,11 @@ BLOCK_CHARS = 1 << 20
 
 def _count_text(args: tuple[str, str, tuple[str, ...]]) -> Counter:
     text, pattern, specials = args
-    pat = patterns.compiled(pattern)
+    split = patterns.splitter(pattern)
     counts: Counter = Counter()
     for piece, is_special in special.split_on_specials(text, frozenset(specials)):
         if not is_special:
-            counts.update(pat.findall(piece))
+            counts.update(split(piece))
     return counts
 
 

@@ -4,6 +4,9 @@ No token crosses a boundary this stage draws, so it decides what a token *can* b
 
 - `patterns`: the regex catalogue of OpenAI's encodings (gpt2, cl100k, o200k), `split`,
   safe cut points for streaming, and `RegexSplit`, the stage object;
+- `bmp`: the catalogue patterns rewritten for the standard library's `re` (classes as
+  explicit ranges read from `regex`), which `patterns.Splitter` runs on text without
+  astral characters, about twice as fast;
 - `bert`: BERT's whitespace-and-punctuation split (`BertPreTokenizer`) and `bert_words`,
   BERT's normalizer and pre-tokenizer fused into one pass;
 - `metaspace`: sentencepiece's ``▁`` (`SPACE`, `escape`), dummy prefix and whitespace

@@ -33,14 +33,19 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
+import re
+
 import regex
 
 from ..special import straddles
+from . import bmp
 
 __all__ = [
     "PATTERNS",
     "resolve",
     "compiled",
+    "splitter",
+    "Splitter",
     "split",
     "split_with_offsets",
     "pattern_name",
@@ -121,11 +126,68 @@ def compiled(pattern: str) -> regex.Pattern:
     return regex.compile(resolve(pattern))
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+class Splitter:
+    """``findall`` for one pattern: `re` on the BMP parts of a text, `regex` around astral characters.
+
+    A custom pattern always goes to `regex`. A catalogue pattern runs as its
+    `toklab.pre_tokenizers.bmp.translate` rewrite, which matches what the
+    original matches on BMP text; each astral character is handed to `regex`
+    with the text around it, from the last safe cut before it to the first
+    safe cut after it, so the pieces split as the whole would.
+    """
+
+    __slots__ = ("pattern", "_slow", "_fast")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._slow = compiled(pattern).findall
+        name = pattern_name(pattern)
+        self._fast = None if name is None else re.compile(bmp.translate(PATTERNS[name])).findall
+
+    def __reduce__(self):
+        return splitter, (self.pattern,)
+
+    def __call__(self, text: str) -> list[str]:
+        fast = self._fast
+        if fast is None:
+            return self._slow(text)
+        if text.isascii():
+            return fast(text)
+        m = _ASTRAL.search(text)
+        if m is None:
+            return fast(text)
+        out: list[str] = []
+        start = 0
+        while m is not None:
+            k = m.start()
+            cut = _SAFE_CUT_LAST.search(text, start, k + 1)
+            a = start if cut is None else cut.start()
+            cut = _SAFE_CUT.search(text, k + 1)
+            b = len(text) if cut is None else cut.start()
+            if a > start:
+                out += fast(text[start:a])
+            out += self._slow(text[a:b])
+            start = b
+            m = _ASTRAL.search(text, start)
+        if start < len(text):
+            out += fast(text[start:])
+        return out
+
+
+@lru_cache(maxsize=32)
+def splitter(pattern: str) -> Splitter:
+    """The `Splitter` for a name or a pattern string (cached): the fast ``findall``."""
+    return Splitter(pattern)
+
+
 def split(text: str, pattern: str = "gpt2") -> list[str]:
     """Cut ``text`` into pre-tokens with a catalogue pattern or a regex."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, got {type(text).__name__}")
-    return compiled(pattern).findall(text)
+    return splitter(pattern)(text)
 
 
 def split_with_offsets(text: str, pattern: str = "gpt2") -> list[tuple[str, int, int]]:
