@@ -144,3 +144,15 @@ def test_caches_survive_pickling_and_clearing(real, monkeypatch):
     monkeypatch.setattr(bpe_model, "CACHE_LIMIT", 10)
     assert fresh.encode(text) == ids and fresh.encode(text) == ids
     assert fresh.encode(text[:100]) == tok.encode(text[:100])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pieces_cut_exactly_where_spanned_says_no(name, tokenizers):
+    cuts = tokenizers[name].cuts
+    line = mixed_text(6_000, seed=13)
+    cut_after = set()
+    pos = 0
+    for piece in cuts.pieces(line)[:-1]:
+        pos += len(piece)
+        cut_after.add(pos)
+    assert cut_after == {i for i in range(1, len(line)) if not cuts.spanned(line[i - 1], line[i])}
