@@ -29,11 +29,10 @@ way as the whole, which lets training read a file in blocks and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
-
-import re
 
 import regex
 
