@@ -25,7 +25,7 @@ from ..pre_tokenizers import patterns
 from ..special import SpecialSet
 from ..unicode import replace_surrogates
 from . import files
-from .encode import SHORT, Cuts, PieceCache, merge_chunk, merge_dropout, recover_split
+from .encode import CUT_BYTES, Cuts, PieceCache, merge_chunk, merge_dropout, recover_split
 
 __all__ = ["CACHE_LIMIT", "CACHE_PIECE_CHARS", "ByteBPE"]
 
@@ -149,7 +149,7 @@ class ByteBPE(OffsetsMixin):
         for s, i in self.special_tokens.items():
             self._decoder[i] = s.encode("utf-8")
         self._pieces = PieceCache(encoder, ranks, CACHE_PIECE_CHARS)
-        self._cache = _ChunkCache(self.segment, self._pieces)
+        self._cache = _ChunkCache(self._segment, self._pieces)
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
@@ -207,11 +207,15 @@ class ByteBPE(OffsetsMixin):
         longer chunk with non-ASCII text gets it faster by being cut where no
         token spans it (`toklab.bpe.encode.Cuts`), each piece merged once and cached.
         """
-        data = check_str(chunk, "chunk").encode("utf-8")
+        return self._segment(check_str(chunk, "chunk"))
+
+    def _segment(self, chunk: str) -> list[int]:
+        # `segment` for chunks of a split of checked text (the chunk cache's path)
+        data = chunk.encode("utf-8")
         tid = self._encoder.get(data)
         if tid is not None:
             return [tid]
-        if len(data) < SHORT or chunk.isascii():
+        if len(data) < CUT_BYTES or chunk.isascii():
             return [self._encoder[p] for p in merge_chunk(data, self._ranks)]
         return self._pieces.encode(chunk)
 
