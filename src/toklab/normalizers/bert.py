@@ -124,6 +124,8 @@ class CharTable(dict):
     def __init__(self, rule: Callable[[str], str | None]) -> None:
         super().__init__()
         self.rule = rule
+        #: set by `char_tables` on its first table: the ASCII fast path (`_ascii_plan`)
+        self.ascii: tuple[dict[int, str | None], tuple[tuple[str, str], ...]] | None = None
 
     def __missing__(self, code: int) -> str | None:
         value = self.rule(chr(code))
@@ -181,8 +183,41 @@ def char_tables(
     if extra is not None:
         after.append(extra)
     if not strip_accents:
-        return CharTable(_compose(before + after)), None
-    return CharTable(_compose(before)), CharTable(_compose(after))
+        tables = CharTable(_compose(before + after)), None
+    else:
+        tables = CharTable(_compose(before)), CharTable(_compose(after))
+    tables[0].ascii = _ascii_plan(*tables)
+    return tables
+
+
+def _ascii_plan(before: CharTable, after: CharTable | None):
+    """What the tables do to ASCII text, split so CPython can run it fast.
+
+    ``str.translate`` on ASCII text stays in C's fast loop only while every
+    character maps to at most one ASCII character; the first character that
+    maps to several (punctuation, which the pre-tokenizer puts between
+    spaces) sends it to the slow general loop for the rest of the text. So
+    the plan is one table of the one-to-one maps and deletions, then one
+    ``str.replace`` per character that becomes several. That equals the
+    per-character mapping as long as no output of either step holds another
+    character that a replacement would rewrite; if one does, the plan is None.
+    """
+    single: dict[int, str | None] = {}
+    multi: dict[str, str] = {}
+    for code in range(128):
+        ch = chr(code)
+        out = ch.translate(before)
+        if after is not None:
+            out = nfd(out).translate(after)
+        if out == ch:
+            continue
+        if len(out) <= 1 and out.isascii():
+            single[code] = out or None
+        else:
+            multi[ch] = out
+    if any(v in multi for v in single.values() if v) or any((set(v) - {k}) & multi.keys() for k, v in multi.items()):
+        return None
+    return single, tuple(multi.items())
 
 
 def nfd(text: str) -> str:
@@ -195,6 +230,12 @@ def nfd(text: str) -> str:
 def run_tables(text: str, tables: tuple[CharTable, CharTable | None]) -> str:
     """Apply `char_tables` output: the first table, then (if any) NFD and the second."""
     before, after = tables
+    if before.ascii is not None and text.isascii():
+        single, multi = before.ascii
+        text = text.translate(single)
+        for ch, out in multi:
+            text = text.replace(ch, out)
+        return text
     text = text.translate(before)
     if after is not None:
         text = nfd(text).translate(after)

@@ -139,6 +139,36 @@ def train_vocab(
             find = word.index
             i = find(a)
             n, c = len(word), freq[w]
+            if left_parts == 1:
+                # The usual case, written out: one a, so at most one occurrence,
+                # and the word is changed in place.
+                if i + 1 == n or word[i + 1] != b:
+                    continue
+                if i:
+                    left = word[i - 1]
+                    q = (left, a)
+                    delta[q] = get(q, 0) - c
+                    q = (left, new)
+                    delta[q] = get(q, 0) + c
+                    words_of = listed(q)
+                    if words_of is None:
+                        where[q] = [w]
+                    else:
+                        words_of.append(w)
+                if i + 2 < n:
+                    right = word[i + 2]
+                    q = (b, right)
+                    delta[q] = get(q, 0) - c
+                    q = (new, right)
+                    delta[q] = get(q, 0) + c
+                    words_of = listed(q)
+                    if words_of is None:
+                        where[q] = [w]
+                    else:
+                        words_of.append(w)
+                word[i : i + 2] = (new,)
+                merged += c
+                continue
             out: list[int] = []
             start = occurrences = 0
             while True:
@@ -249,15 +279,17 @@ def _normalized_counts(raw: Counter, normalizer: BertNormalizer) -> Counter:
     option, NFD never moves a mark across them, and every other step maps one
     character at a time, so the words of a text are the words of its
     tokens between those characters, in order. Tokens with the same count
-    are joined with spaces and go through the normalizer as one string.
+    are joined with spaces and go through the normalizer as one string;
+    ASCII tokens and the rest are joined apart, so that the ASCII strings
+    take `run_tables`' fast path.
     """
-    by_count: dict[int, list[str]] = {}
+    by_count: dict[tuple[int, bool], list[str]] = {}
     for token, c in raw.items():
         if token:
-            by_count.setdefault(c, []).append(token)
+            by_count.setdefault((c, token.isascii()), []).append(token)
     tables = char_tables(*normalizer.flags, extra=split_rule)  # what `bert_words` runs
     counts: Counter = Counter()
-    for c, tokens in by_count.items():
+    for (c, _), tokens in by_count.items():
         words = Counter(run_tables(" ".join(tokens), tables).split(" "))
         words.pop("", None)
         if c == 1:
