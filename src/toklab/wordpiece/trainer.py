@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import heapq
 import os
-from collections import Counter
+from itertools import chain
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from ..checks import check_int, not_utf8, type_name, warn_smaller
 from ..normalizers.bert import BertNormalizer, char_tables, run_tables
 from ..pre_tokenizers.bert import split_rule
 from .model import BERT_SPECIAL_TOKENS, WordPiece
-from .reference import Score, join, prepare, split_word
+from .reference import Score, join, prepare
 
 __all__ = ["train_vocab", "word_counts", "train"]
 
@@ -52,27 +53,29 @@ def train_vocab(
     vocab, index, items = prepare(words, vocab_size, special_tokens, score, min_frequency, prefix, initial)
     likelihood = score == "likelihood"
     min_count = max(min_frequency, 1)
-    corpus: list[list[int]] = [[index[s] for s in split_word(w, prefix)] for w, _ in items]
+    # split_word's symbols by ID: the first character plain, the rest prefixed
+    cont = {t[len(prefix) :]: i for t, i in index.items() if len(t) == len(prefix) + 1 and t.startswith(prefix)}
+    corpus: list[list[int]] = [[index[w[0]], *map(cont.__getitem__, w[1:])] for w, _ in items]
     freq: list[int] = [c for _, c in items]
 
+    # Counted in C where possible: symbols per group of words with the same count,
+    # then each pair's count as the sum of its words' counts (a word that holds the
+    # pair twice is listed twice).
     sym_count: dict[int, int] = {}
-    pair_count: dict[tuple[int, int], int] = {}
+    by_count: dict[int, list[list[int]]] = {}
+    for word, c in zip(corpus, freq):
+        by_count.setdefault(c, []).append(word)
+    for c, group in by_count.items():
+        for s, k in Counter(chain.from_iterable(group)).items():
+            sym_count[s] = sym_count.get(s, 0) + k * c
     # pair -> the words it occurs in; a list, so a word may be listed twice or
     # after losing the pair (both are skipped when the pair is merged)
-    where: dict[tuple[int, int], list[int]] = {}
-    sym_get, pair_get = sym_count.get, pair_count.get
+    where: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
     for w, word in enumerate(corpus):
-        c = freq[w]
-        for s in word:
-            sym_count[s] = sym_get(s, 0) + c
         for pair in zip(word, word[1:]):
-            n = pair_get(pair)
-            if n is None:
-                pair_count[pair] = c
-                where[pair] = [w]
-            else:
-                pair_count[pair] = n + c
-                where[pair].append(w)
+            where[pair].append(w)
+    weight = freq.__getitem__
+    pair_count: dict[tuple[int, int], int] = {pair: sum(map(weight, ws)) for pair, ws in where.items()}
     # pairs_with[s]: live pairs that have s as a part (only needed to re-score for likelihood)
     pairs_with: dict[int, set[tuple[int, int]]] = {}
     if likelihood:
@@ -121,9 +124,8 @@ def train_vocab(
             if bar is not None:
                 bar.update(1)
 
-        delta: dict[tuple[int, int], int] = {}
+        delta: defaultdict[tuple[int, int], int] = defaultdict(int)
         sym_delta: dict[int, int] = {}
-        get, listed = delta.get, where.get
         merged = 0
         consumed = 2 if a == b else 1  # a's used up by one merge
         for w in dict.fromkeys(where.pop(pair)):
@@ -147,25 +149,17 @@ def train_vocab(
                 if i:
                     left = word[i - 1]
                     q = (left, a)
-                    delta[q] = get(q, 0) - c
+                    delta[q] -= c
                     q = (left, new)
-                    delta[q] = get(q, 0) + c
-                    words_of = listed(q)
-                    if words_of is None:
-                        where[q] = [w]
-                    else:
-                        words_of.append(w)
+                    delta[q] += c
+                    where[q].append(w)
                 if i + 2 < n:
                     right = word[i + 2]
                     q = (b, right)
-                    delta[q] = get(q, 0) - c
+                    delta[q] -= c
                     q = (new, right)
-                    delta[q] = get(q, 0) + c
-                    words_of = listed(q)
-                    if words_of is None:
-                        where[q] = [w]
-                    else:
-                        words_of.append(w)
+                    delta[q] += c
+                    where[q].append(w)
                 word[i : i + 2] = (new,)
                 merged += c
                 continue
@@ -182,25 +176,17 @@ def train_vocab(
                     if out:
                         left = out[-1]
                         q = (left, a)
-                        delta[q] = get(q, 0) - c
+                        delta[q] -= c
                         q = (left, new)
-                        delta[q] = get(q, 0) + c
-                        words_of = listed(q)
-                        if words_of is None:
-                            where[q] = [w]
-                        else:
-                            words_of.append(w)
+                        delta[q] += c
+                        where[q].append(w)
                     if i + 2 < n:
                         right = word[i + 2]
                         q = (b, right)
-                        delta[q] = get(q, 0) - c
+                        delta[q] -= c
                         q = (new, right)
-                        delta[q] = get(q, 0) + c
-                        words_of = listed(q)
-                        if words_of is None:
-                            where[q] = [w]
-                        else:
-                            words_of.append(w)
+                        delta[q] += c
+                        where[q].append(w)
                     out.append(new)
                     start = search = i + 2
                 if left_parts <= 0:
@@ -211,7 +197,7 @@ def train_vocab(
             out += word[start:]
             corpus[w] = out
             merged += occurrences * c
-        delta[pair] = get(pair, 0) - merged
+        delta[pair] -= merged
         sym_delta[a] = sym_delta.get(a, 0) - merged
         sym_delta[b] = sym_delta.get(b, 0) - merged
         sym_delta[new] = sym_delta.get(new, 0) + merged
