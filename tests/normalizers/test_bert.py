@@ -37,3 +37,15 @@ def test_unicode_category_tables_are_consistent():
     assert all(unicodedata.category(chr(c)) == "Cf" for c in bert_norm.HF_NOT_FORMAT)
     assert all(unicodedata.category(chr(c)) == "Mn" for c in bert_norm.HF_NOT_MN)
     assert all(unicodedata.category(chr(c)) != "Mn" for c in bert_norm.HF_EXTRA_MN)
+
+
+def test_ideographs_apart_leaves_one_space_per_run_and_counts_each_ideograph():
+    text, found = bert_norm.ideographs_apart("中文a中\U00020000b\uf900 \ud800中")
+    assert text == " a b  \ud800 "
+    assert found == {ord("中"): 3, ord("文"): 1, 0x20000: 1, 0xF900: 1}
+    assert bert_norm.ideographs_apart("no ideographs, ﬁ 한") == ("no ideographs, ﬁ 한", {})
+    assert bert_norm.ideographs_apart("") == ("", {})
+    every = every_code_point()
+    rest, found = bert_norm.ideographs_apart(every)
+    assert set(found) == {ord(c) for c in every if bert_norm.is_chinese_char(c)}
+    assert not any(map(bert_norm.is_chinese_char, rest))

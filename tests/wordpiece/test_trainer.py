@@ -67,8 +67,9 @@ OPTIONS = [
     {"clean_text": False},
     {"handle_chinese_chars": False, "clean_text": False, "lowercase": False},
 ]
-# Separators, the whitespace BERT deletes or keeps, controls, marks next to separators, CJK.
-TRICKY = " \t\n\r\x0b\x0c\x1c\x85\xa0\u3000\u2028\x00\x01\u200b\ufffd\u0301\u0308e\u00e9Ab!?中文한ﬁ"
+# Separators, the whitespace BERT deletes or keeps, controls, marks next to separators, CJK (compatibility
+# and astral ideographs too) and a lone surrogate.
+TRICKY = " \t\n\r\x0b\x0c\x1c\x85\xa0\u3000\u2028\x00\x01\u200b\ufffd\u0301\u0308e\u00e9Ab!?中文한ﬁ\uf900\U00020000\U0002f800\ud800"
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=str)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..checks import check_int, not_utf8, type_name, warn_smaller
-from ..normalizers.bert import BertNormalizer, char_tables, run_tables
+from ..normalizers.bert import BertNormalizer, char_tables, ideographs_apart, run_tables
 from ..pre_tokenizers.bert import split_rule
 from .model import BERT_SPECIAL_TOKENS, WordPiece
 from .reference import Score, join, prepare
@@ -267,21 +267,39 @@ def _normalized_counts(raw: Counter, normalizer: BertNormalizer) -> Counter:
     tokens between those characters, in order. Tokens with the same count
     are joined with spaces and go through the normalizer as one string;
     ASCII tokens and the rest are joined apart, so that the ASCII strings
-    take `run_tables`' fast path.
+    take `run_tables`' fast path. With CJK spacing on, the ideographs of the
+    non-ASCII strings are counted in numpy (`ideographs_apart`) and each
+    one's words found once: in Chinese text most words are single
+    ideographs, and making a string of each was a fifth of the counting.
     """
     by_count: dict[tuple[int, bool], list[str]] = {}
     for token, c in raw.items():
         if token:
             by_count.setdefault((c, token.isascii()), []).append(token)
-    tables = char_tables(*normalizer.flags, extra=split_rule)  # what `bert_words` runs
+    flags = normalizer.flags
+    tables = char_tables(*flags, extra=split_rule)  # what `bert_words` runs
+    # with CJK spacing on, the ideographs are counted apart and the rest runs without it
+    apart = char_tables(flags[0], False, *flags[2:], extra=split_rule) if normalizer.handle_chinese_chars else None
     counts: Counter = Counter()
-    for (c, _), tokens in by_count.items():
-        words = run_tables(" ".join(tokens), tables).split(" ")
+    ideographs: Counter = Counter()
+    for (c, ascii_), tokens in by_count.items():
+        text = " ".join(tokens)
+        if apart is None or ascii_:
+            words = run_tables(text, tables).split(" ")
+        else:
+            text, found = ideographs_apart(text)
+            words = run_tables(text, apart).split(" ")
+            for code, k in found.items():
+                ideographs[code] += k * c
         if c == 1:
             counts.update(words)  # counted in C, with no Counter in between
         else:
             for w, k in Counter(words).items():
                 counts[w] += k * c
+    for code, k in ideographs.items():
+        # the words of one ideograph alone (NFD turns a compatibility ideograph into another)
+        for w in run_tables(chr(code), tables).split(" "):
+            counts[w] += k
     counts.pop("", None)
     return counts
 
