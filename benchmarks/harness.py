@@ -8,6 +8,9 @@ the rest, the same way for every suite:
 * **spawn**: every case runs in its own fresh Python process, one at a time, with
   the same command line (``python -m <suite> --worker <case> --workdir <dir>``,
   plus ``--quick``) and ``PYTHONHASHSEED=0``, started from the repository root.
+  A group whose rows are all short runs in ``cfg["rounds"]`` rounds (`rounds_of`):
+  each round starts one process per row, the rows taking turns, and each
+  process times its share of the runs; the row pools them (`Result.pooled`).
 * **measure**: inside that process `Context.measure` times the job several times
   with ``time.perf_counter`` (the row reports the median) and records the peak
   resident set size of the first call above the RSS just before it (VmHWM after
@@ -333,11 +336,28 @@ class Context:
         return checked
 
 
+def rounds_of(suite: Suite, cfg: dict, group: str) -> int:
+    """How many fresh processes each row of ``group`` gets: ``cfg["rounds"]`` if all its rows are short, else 1.
+
+    The rows of such a group take turns, round after round, so the baseline and
+    the rows compared with it sample the same stretch of machine time; a slow
+    minute on a shared machine then moves both sides of a ratio, not one.
+    """
+    members = [c for c in suite.cases if c.group == group]
+    return max(1, int(cfg.get("rounds", 1))) if all(c.runs == "short" for c in members) else 1
+
+
+def runs_per_process(suite: Suite, cfg: dict, case: Case) -> int:
+    """Timed calls in one process of ``case``: its run count, spread over its group's rounds."""
+    runs = int(cfg.get(f"runs_{case.runs}", 1))
+    return max(1, -(-runs // rounds_of(suite, cfg, case.group)))
+
+
 def run_in_child(suite: Suite, name: str, quick: bool, workdir: Path) -> None:
     """The ``--worker`` side: run one case and leave its result in the work directory."""
     case = suite.case(name)
     cfg = suite.config(quick)
-    ctx = Context(case, cfg, workdir, cfg.get(f"runs_{case.runs}", 1))
+    ctx = Context(case, cfg, workdir, runs_per_process(suite, cfg, case))
     facts = case.run(ctx) or {}
     if ctx.measurement is None:
         raise RuntimeError(f"case {name!r}: its workload function never called Context.measure")
@@ -377,6 +397,29 @@ class Result:
     @property
     def median_s(self) -> float:
         return statistics.median(self.times)
+
+    @classmethod
+    def pooled(cls, name: str, rounds: list["Result"]) -> "Result":
+        """One row from its processes: every timed call, the largest peaks, the first process's facts.
+
+        The outputs are deterministic, so every process must report the same facts.
+        """
+        first = rounds[0]
+        for k, r in enumerate(rounds[1:], 2):
+            if r.facts != first.facts:
+                raise RuntimeError(f"benchmark row {name!r} reported different facts in round {k} than in round 1")
+
+        def most(values):
+            known = [v for v in values if v is not None]
+            return max(known) if known else None
+
+        wall = sum(r.wall_s for r in rounds)
+        cpu = None if any(r.cpu_s is None for r in rounds) else sum(r.cpu_s for r in rounds)
+        other = None if any(r.other_cpu_cores is None for r in rounds) else (
+            sum(r.other_cpu_cores * r.wall_s for r in rounds) / wall)
+        return cls([t for r in rounds for t in r.times], most(r.peak_mib for r in rounds), first.memory_method,
+                   first.warmup_s, first.facts, wall, most(r.process_peak_mib for r in rounds),
+                   most(r.children_peak_mib for r in rounds), cpu, other)
 
 
 def _busy_cpu_seconds() -> float | None:
@@ -791,7 +834,12 @@ def write_markdown(path: Path, suite: Suite, data: dict, report: Report) -> None
         "",
         f"- Timing: `time.perf_counter` wall time; the median of the runs in the `runs` column ({meta['runs_short']} "
         f"for short jobs, {meta['runs_long']} for long ones). Each row runs in its own fresh Python process, one row "
-        "at a time, so rows never compete with each other for the cores.",
+        "at a time, so rows never compete with each other for the cores."
+        + ("" if meta.get("rounds", 1) <= 1 else
+           f" In a group whose rows are all short, each row runs in {meta['rounds']} processes instead, the group's "
+           "rows taking turns round after round, and the runs are pooled: so the baseline and the rows compared with "
+           "it sample the same stretch of machine time, and a slow minute moves both sides of a ratio. Peaks are "
+           "the largest of the row's processes."),
         f"- Memory: {meta['memory_method']}",
         f"- Machine load (1/5/15-minute load averages) was {', '.join(map(str, meta['load_average_start']))} at the "
         f"start and {', '.join(map(str, meta['load_average_end']))} at the end of the timed rows "
@@ -819,15 +867,23 @@ def run_suite(suite: Suite, quick: bool, out_dir: Path) -> dict:
     cfg = suite.config(quick)
     roots = list(dict.fromkeys(s for c in suite.cases for s in c.sources))
     sources = {root: source_hashes([root]) for root in roots}  # the files the rows are about to import
+    rounds_of_short = max(1, int(cfg.get("rounds", 1)))
     started, load_start = time.perf_counter(), os.getloadavg()
     results: dict[str, Result] = {}
     with tempfile.TemporaryDirectory(prefix=f"toklab-bench-{suite.output}-") as tmp:
         workdir = Path(tmp)
         if suite.prepare:
             suite.prepare(cfg, workdir)
-        for case in suite.cases:
-            log(f"running {case.name} ...")
-            results[case.name] = spawn(suite, case.name, workdir, quick)
+        for group in dict.fromkeys(c.group for c in suite.cases):
+            members = [c for c in suite.cases if c.group == group]
+            rounds = rounds_of(suite, cfg, group)
+            done: dict[str, list[Result]] = {c.name: [] for c in members}
+            for k in range(rounds):
+                for case in members:
+                    log(f"running {case.name}" + (f" (round {k + 1} of {rounds})" if rounds > 1 else "") + " ...")
+                    done[case.name].append(spawn(suite, case.name, workdir, quick))
+            for name, parts in done.items():
+                results[name] = parts[0] if len(parts) == 1 else Result.pooled(name, parts)
         load_end, timed_wall = os.getloadavg(), time.perf_counter() - started
         rows = rows_of(suite, cfg, results, sources)
         report = suite.report(cfg, rows, results, workdir)
@@ -841,7 +897,9 @@ def run_suite(suite: Suite, quick: bool, out_dir: Path) -> dict:
             "runs_short": cfg["runs_short"],
             "runs_long": cfg["runs_long"],
             "memory_method": memory_method({r.memory_method for r in results.values()}),
-            "timing_method": "time.perf_counter wall time, median of the runs, each row in a fresh process",
+            "timing_method": "time.perf_counter wall time, median of the runs, each row in a fresh process "
+                             "(groups of short rows: in rounds, the group's rows taking turns)",
+            "rounds": rounds_of_short,
             "timed_wall_s": round(timed_wall, 1),
             "total_wall_s": None,
             "load_average_start": [round(x, 2) for x in load_start],

@@ -64,7 +64,7 @@ def config(quick: bool) -> dict:
         return {"quick": True, "big_bytes_each": 60_000, "wp_vocab": 2_000, "ug_vocab": 2_000,
                 "bench_bytes": 300_000, "runs_short": 1, "runs_long": 1}
     return {"quick": False, "big_bytes_each": None, "wp_vocab": 8_000, "ug_vocab": 8_000,
-            "bench_bytes": None, "runs_short": 5, "runs_long": 3}
+            "bench_bytes": None, "runs_short": 6, "runs_long": 3, "rounds": 3}
 
 
 BENCH = ("wordpiece_bench", "unigram_bench")  # the same tasks on the larger benchmark corpus

@@ -60,7 +60,8 @@ def config(quick: bool) -> dict:
                 "stream_bytes": (1_000_000, 3_000_000), "runs_short": 1, "runs_long": 1, "runs_once": 1}
     return {"quick": False, "small_bytes": 130_000, "small_vocab": 500, "big_bytes_each": None,
             "big_vocab": 10_000, "slice_bytes_each": 25_000, "bench_bytes": None,
-            "stream_bytes": (10_000_000, 100_000_000), "runs_short": 5, "runs_long": 3, "runs_once": 1}
+            "stream_bytes": (10_000_000, 100_000_000), "runs_short": 6, "runs_long": 3, "runs_once": 1,
+            "rounds": 3}
 
 
 def small_text(cfg: dict) -> str:

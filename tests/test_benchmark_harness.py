@@ -30,7 +30,7 @@ from benchmarks.harness import Case
 
 
 def config(quick):
-    return {"quick": quick, "text_bytes": 3_000, "vocab": 290, "runs_short": 3, "runs_long": 2}
+    return {"quick": quick, "text_bytes": 3_000, "vocab": 290, "runs_short": 3, "runs_long": 2, "rounds": 2}
 
 
 def text(cfg):
@@ -63,6 +63,9 @@ CASES = [
          runs="long", baseline=True, sources=("toklab.bpe",)),
     Case("tiny/fast", "tiny", "toklab bpe.train", "the fast trainer on 3 KB", train_fast, runs="short",
          sources=("toklab.bpe",)),
+    Case("turns/reference", "turns", "toklab reference_train", "the textbook trainer on 3 KB", train_reference,
+         runs="short", baseline=True),
+    Case("turns/fast", "turns", "toklab bpe.train", "the fast trainer on 3 KB", train_fast, runs="short"),
 ]
 
 
@@ -84,7 +87,8 @@ def report(cfg, rows, results, workdir):
 
 SUITE = harness.Suite(module="tiny_bench", output="results_tiny", title="tiny benchmark",
                       description="two rows", cases=CASES, config=config,
-                      workloads=lambda cfg: {"tiny": f"train vocab {cfg['vocab']}, 3 KB"}, report=report)
+                      workloads=lambda cfg: {"tiny": f"train vocab {cfg['vocab']}, 3 KB",
+                                             "turns": "the same, rows taking turns"}, report=report)
 
 if __name__ == "__main__":
     raise SystemExit(harness.main(SUITE))
@@ -125,17 +129,41 @@ def tiny_run(tiny):
 def test_each_row_ran_in_its_own_process_with_its_run_count(tiny_run):
     data, _, proc = tiny_run
     rows = {r["case"]: r for r in data["rows"]}
-    assert list(rows) == ["tiny/reference", "tiny/fast"]
-    assert rows["tiny/reference"]["runs"] == 2 and rows["tiny/fast"]["runs"] == 3  # runs_long, runs_short
+    assert list(rows) == ["tiny/reference", "tiny/fast", "turns/reference", "turns/fast"]
+    # a group with a long row runs once: runs_long, runs_short
+    assert rows["tiny/reference"]["runs"] == 2 and rows["tiny/fast"]["runs"] == 3
     for r in rows.values():
         assert len(r["times_s"]) == r["runs"] and all(t > 0 for t in r["times_s"])
         assert r["median_s"] == pytest.approx(statistics.median(r["times_s"]), abs=1e-4)
     assert "running tiny/reference" in proc.stderr and "running tiny/fast" in proc.stderr
 
 
+def test_a_group_of_short_rows_takes_turns_in_rounds_and_pools_the_runs(tiny_run):
+    data, md, proc = tiny_run
+    rows = {r["case"]: r for r in data["rows"]}
+    # rounds=2: two processes per row, each timing ceil(3 / 2) = 2 calls
+    assert rows["turns/reference"]["runs"] == rows["turns/fast"]["runs"] == 4
+    started = [line.removeprefix("running ") for line in proc.stderr.splitlines() if line.startswith("running turns/")]
+    assert started == [f"turns/{row} (round {k} of 2) ..." for k in (1, 2) for row in ("reference", "fast")]
+    assert rows["turns/fast"]["identical"] is None  # the report only compares the tiny group
+    assert data["meta"]["rounds"] == 2 and "taking turns round after round" in md
+
+
+def test_pooled_rounds_must_agree_on_their_facts(harness):
+    def result(facts, times, peak):
+        return harness.Result(times, peak, "VmHWM", None, facts, 1.0, 50.0, None, 0.5, 0.1)
+
+    pooled = harness.Result.pooled("g/a", [result({"n": 1}, [0.2, 0.3], 10.0), result({"n": 1}, [0.1], 12.0)])
+    assert pooled.times == [0.2, 0.3, 0.1] and pooled.median_s == 0.2
+    assert pooled.peak_mib == 12.0 and pooled.wall_s == 2.0 and pooled.cpu_s == 1.0
+    assert pooled.other_cpu_cores == pytest.approx(0.1)
+    with pytest.raises(RuntimeError, match="'g/a' reported different facts in round 2"):
+        harness.Result.pooled("g/a", [result({"n": 1}, [0.2], 10.0), result({"n": 2}, [0.2], 10.0)])
+
+
 def test_ratios_are_against_the_groups_baseline_in_the_same_run(tiny_run):
     data, _, _ = tiny_run
-    ref, fast = data["rows"]
+    ref, fast = data["rows"][:2]
     assert ref["ratio"] == 1.0 and ref["ratio_to"] == fast["ratio_to"] == "toklab reference_train"
     assert fast["ratio"] == pytest.approx(fast["median_s"] / ref["median_s"], rel=1e-2)
 
