@@ -100,6 +100,22 @@ def test_split_is_lossless(name, text):
 
 
 @pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=200)
+@given(text=texty)
+def test_offsets_equal_the_regex_matches_positions(name, text):
+    # the catalogue path derives offsets from lengths; the regex module's own match positions are the oracle
+    expected = [(m.group(), m.start(), m.end()) for m in pretokenize.compiled(name).finditer(text)]
+    assert pretokenize.split_with_offsets(text, name) == expected
+
+
+def test_offsets_of_a_pattern_that_skips_characters_are_its_match_positions():
+    assert pretokenize.split_with_offsets("ab, cd", r"\w+") == [("ab", 0, 2), ("cd", 4, 6)]
+    assert pretokenize.split_with_offsets("", "cl100k") == []
+    with pytest.raises(TypeError, match="text must be str"):
+        pretokenize.split_with_offsets(b"ab", "cl100k")
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_split_is_lossless_on_corpus(name, corpus_texts):
     for text in corpus_texts.values():
         assert "".join(pretokenize.split(text, name)) == text

@@ -33,6 +33,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 import regex
 
@@ -190,7 +191,20 @@ def split(text: str, pattern: str = "gpt2") -> list[str]:
 
 
 def split_with_offsets(text: str, pattern: str = "gpt2") -> list[tuple[str, int, int]]:
-    """Pre-tokens with their (start, end) character offsets in ``text``."""
+    """Pre-tokens with their (start, end) character offsets in ``text``.
+
+    A catalogue pattern matches every character (each has a branch for the
+    characters the others leave), so its pre-tokens tile the text and their
+    offsets are running sums of their lengths: the fast `Splitter` gives them.
+    Matches that leave gaps (a custom pattern) carry their own positions.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
+    if pattern_name(pattern) is not None:
+        pieces = splitter(pattern)(text)
+        ends = list(accumulate(map(len, pieces)))
+        if not ends or ends[-1] == len(text):  # no gaps, so each piece starts where the one before ended
+            return list(zip(pieces, [0, *ends[:-1]], ends))
     return [(m.group(), m.start(), m.end()) for m in compiled(pattern).finditer(text)]
 
 
