@@ -344,7 +344,11 @@ def rounds_of(suite: Suite, cfg: dict, group: str) -> int:
     minute on a shared machine then moves both sides of a ratio, not one.
     """
     members = [c for c in suite.cases if c.group == group]
-    return max(1, int(cfg.get("rounds", 1))) if all(c.runs == "short" for c in members) else 1
+    return configured_rounds(cfg) if all(c.runs == "short" for c in members) else 1
+
+
+def configured_rounds(cfg: dict) -> int:
+    return max(1, int(cfg.get("rounds", 1)))
 
 
 def runs_per_process(suite: Suite, cfg: dict, case: Case) -> int:
@@ -867,7 +871,6 @@ def run_suite(suite: Suite, quick: bool, out_dir: Path) -> dict:
     cfg = suite.config(quick)
     roots = list(dict.fromkeys(s for c in suite.cases for s in c.sources))
     sources = {root: source_hashes([root]) for root in roots}  # the files the rows are about to import
-    rounds_of_short = max(1, int(cfg.get("rounds", 1)))
     started, load_start = time.perf_counter(), os.getloadavg()
     results: dict[str, Result] = {}
     with tempfile.TemporaryDirectory(prefix=f"toklab-bench-{suite.output}-") as tmp:
@@ -899,7 +902,7 @@ def run_suite(suite: Suite, quick: bool, out_dir: Path) -> dict:
             "memory_method": memory_method({r.memory_method for r in results.values()}),
             "timing_method": "time.perf_counter wall time, median of the runs, each row in a fresh process "
                              "(groups of short rows: in rounds, the group's rows taking turns)",
-            "rounds": rounds_of_short,
+            "rounds": configured_rounds(cfg),
             "timed_wall_s": round(timed_wall, 1),
             "total_wall_s": None,
             "load_average_start": [round(x, 2) for x in load_start],

@@ -37,6 +37,7 @@ from itertools import accumulate
 
 import regex
 
+from ..checks import check_str
 from ..special import straddles
 from . import bmp
 
@@ -185,9 +186,7 @@ def splitter(pattern: str) -> Splitter:
 
 def split(text: str, pattern: str = "gpt2") -> list[str]:
     """Cut ``text`` into pre-tokens with a catalogue pattern or a regex."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be str, got {type(text).__name__}")
-    return splitter(pattern)(text)
+    return splitter(pattern)(check_str(text))
 
 
 def split_with_offsets(text: str, pattern: str = "gpt2") -> list[tuple[str, int, int]]:
@@ -198,8 +197,7 @@ def split_with_offsets(text: str, pattern: str = "gpt2") -> list[tuple[str, int,
     offsets are running sums of their lengths: the fast `Splitter` gives them.
     Matches that leave gaps (a custom pattern) carry their own positions.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be str, got {type(text).__name__}")
+    check_str(text)
     if pattern_name(pattern) is not None:
         pieces = splitter(pattern)(text)
         ends = list(accumulate(map(len, pieces)))
