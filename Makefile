@@ -42,7 +42,9 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 JB_STRICT := -W -n --keep-going
-NBVAL     := --nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg
+# nbval runs the notebooks in TEST_WORKERS processes, each notebook whole in one of them
+# (--dist loadfile: a notebook's cells share one kernel, in order).
+NBVAL     := --nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg -n $(TEST_WORKERS) --dist loadfile
 
 .PHONY: help setup book test test-unit test-pairing test-nbval test-site browser notebooks student serve bench clean distclean
 
@@ -68,36 +70,49 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $@
 
 # ---------------------------------------------------------------------------- the book
-# --all: Sphinx re-reads (and so re-executes) only changed documents otherwise; with it,
-# every chapter runs on every build. Kernel cwd = book/ (a chapter's own folder).
+# Both editions render the committed executed notebooks (notebooks/*.ipynb) and execute
+# nothing: `make notebooks` executes the chapters, and `make test` re-executes them under
+# nbval and compares every output before it builds. toklab.book stages each edition's
+# sources (each chapter as its notebook, which must have the same cells as its book/*.md,
+# or the stage stops and says to run `make notebooks`) and the strict build renders them.
+# The full edition goes to _build/html; each page offers its notebook and its .md.
 book: $(STAMP)
-	$(NBENV) $(BIN)/jupyter-book build . --all $(JB_STRICT)
+	$(BIN)/python -m toklab.book stage full _build/full/site
+	$(NBENV) $(BIN)/jupyter-book build _build/full/site --all $(JB_STRICT) --path-output .
 
 # The student edition: every solution removed, built into _build/student/_build/html.
-# toklab.book stages the sources in _build/student/site: _config.yml with
-# _config_student.yml merged on top (JB1's --config replaces, it does not layer), and
-# each chapter as its executed notebook (notebooks/*.ipynb, which must match book/*.md)
-# with the solutions' prose and code cells removed. The build renders those outputs
-# without executing anything (seconds), and each page's download is that notebook. See
-# the docstring of toklab/book.py for why sphinx-exercise's hide_solutions is not enough.
+# _config.yml with _config_student.yml merged on top (JB1's --config replaces, it does
+# not layer), and each chapter's notebook with the solutions' prose and code cells
+# removed. See the docstring of toklab/book.py for why sphinx-exercise's hide_solutions
+# is not enough.
 student: $(STAMP)
-	$(BIN)/python -m toklab.book student-edition _build/student/site
+	$(BIN)/python -m toklab.book stage student _build/student/site
 	$(NBENV) $(BIN)/jupyter-book build _build/student/site --all $(JB_STRICT) --path-output _build/student
 	@echo "Student edition: _build/student/_build/html/index.html"
 
 # ---------------------------------------------------------------------------- tests
 # In order, stopping at the first failure: (a) unit/property/parity tests, (b) the
-# .md <-> .ipynb pairing check, (c) nbval on the committed notebooks, (d) strict book build,
-# (e) strict student-edition build, (f) the built site: offline assets, downloads and
-# editions, and headless Chromium over every page with the network blocked.
+# .md <-> .ipynb pairing check, (c) nbval on the committed notebooks (each chapter's only
+# execution in a test run), (d) strict book build and (e) strict student-edition build,
+# both rendering the notebooks (c) just checked, (f) the built site: offline assets,
+# downloads and editions, and headless Chromium over every page with the network blocked.
+# Each stage's wall time is printed at the end, also when a stage fails.
+TEST_STAGES := test-unit test-pairing test-nbval book student test-site
 test: $(STAMP)
-	@$(MAKE) test-unit
-	@$(MAKE) test-pairing
-	@$(MAKE) test-nbval
-	@$(MAKE) book
-	@$(MAKE) student
-	@$(MAKE) test-site
-	@echo "make test: all six stages passed"
+	@names=(); secs=(); status=0; \
+	for stage in $(TEST_STAGES); do \
+	  start=$$(date +%s); \
+	  $(MAKE) $$stage || status=$$?; \
+	  names+=($$stage); secs+=($$(( $$(date +%s) - start ))); \
+	  [ $$status -eq 0 ] || break; \
+	done; \
+	echo "== stage times (wall clock)"; total=0; \
+	for i in "$${!names[@]}"; do \
+	  printf '   %-13s %5ds\n' "$${names[$$i]}" "$${secs[$$i]}"; total=$$(( total + secs[i] )); \
+	done; \
+	printf '   %-13s %5ds\n' total $$total; \
+	if [ $$status -ne 0 ]; then echo "make test: FAILED in stage $$stage" >&2; exit $$status; fi; \
+	echo "make test: all six stages passed"
 
 test-unit: $(STAMP)
 	@echo "== (a) pytest tests"

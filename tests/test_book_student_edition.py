@@ -1,9 +1,10 @@
-"""The student edition's staging: solutions out, everything else (exercises first) kept.
+"""Staging the two editions: the full one whole, the student one without its solutions.
 
 ``toklab.book.strip_solutions`` (MyST text) and ``strip_notebook_solutions`` (a notebook)
 remove plain ``{solution}`` directives and gated ``solution-start`` … ``solution-end``
-blocks with their code cells; ``stage_student_edition`` writes the student sources from
-the executed notebooks. The built student edition itself is checked in tests/site.
+blocks with their code cells; ``stage_edition`` writes either edition's sources from the
+executed notebooks, refusing one out of step with its chapter. The built editions
+themselves are checked in tests/site.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab.book import stage_student_edition, strip_notebook_solutions, strip_solutions
+from toklab.book import stage_edition, strip_notebook_solutions, strip_solutions
 
 EXERCISE = """```{exercise-start}
 :label: ch99-ex1
@@ -216,7 +217,7 @@ def test_stage_student_edition_writes_stripped_notebooks_and_merged_config(tmp_p
     root, dest = tmp_path / "repo", tmp_path / "out"
     root.mkdir()
     _tiny_book(root, CHAPTER)
-    stage_student_edition(dest, root)
+    stage_edition(dest, root, student=True)
     config = yaml.safe_load((dest / "_config.yml").read_text())
     assert config["title"] == "T (student)"
     assert config["execute"]["execute_notebooks"] == "off"
@@ -228,21 +229,43 @@ def test_stage_student_edition_writes_stripped_notebooks_and_merged_config(tmp_p
     assert "return x + x" not in text and "Doubling" not in text and "solution" not in text
     assert (dest / "book" / "index.md").read_text() == "# Index\n"
     assert (dest / "book" / "_static" / "x.css").is_file()
+    assert "toklab_markdown_root" not in config["sphinx"]["config"], "the student download is the notebook alone"
 
 
-def test_stage_student_edition_refuses_a_notebook_out_of_step_with_its_chapter(tmp_path):
+def test_stage_full_edition_keeps_every_cell_and_renders_without_executing(tmp_path):
+    root, dest = tmp_path / "repo", tmp_path / "out"
+    root.mkdir()
+    _tiny_book(root, CHAPTER)
+    stage_edition(dest, root)
+    config = yaml.safe_load((dest / "_config.yml").read_text())
+    assert config["title"] == "T"
+    assert config["execute"]["execute_notebooks"] == "off"
+    assert config["sphinx"]["config"]["hide_solutions"] is False
+    assert config["sphinx"]["config"]["toklab_markdown_root"] == str(root.resolve())
+    assert not (dest / "book" / "ch99_x.md").exists(), "a chapter is staged as its notebook only"
+    staged = nbformat.read(dest / "book" / "ch99_x.ipynb", as_version=4)
+    committed = nbformat.read(root / "notebooks" / "ch99_x.ipynb", as_version=4)
+    assert [(c.cell_type, c.source) for c in staged.cells] == [(c.cell_type, c.source) for c in committed.cells]
+    assert "jupytext" in committed.metadata and "jupytext" not in staged.metadata
+    assert (dest / "book" / "index.md").read_text() == "# Index\n"
+    assert (dest / "src").is_symlink() is (root / "src").exists()
+
+
+@pytest.mark.parametrize("student", [False, True])
+def test_stage_edition_refuses_a_notebook_out_of_step_with_its_chapter(tmp_path, student):
     root = tmp_path / "repo"
     root.mkdir()
     _tiny_book(root, CHAPTER)
     (root / "book" / "ch99_x.md").write_text(CHAPTER.replace("x = 1", "x = 2"))
     with pytest.raises(ValueError, match=r"notebooks/ch99_x.ipynb does not match .*make notebooks"):
-        stage_student_edition(tmp_path / "out", root)
+        stage_edition(tmp_path / "out", root, student=student)
 
 
-def test_stage_student_edition_refuses_a_chapter_without_its_notebook(tmp_path):
+@pytest.mark.parametrize("student", [False, True])
+def test_stage_edition_refuses_a_chapter_without_its_notebook(tmp_path, student):
     root = tmp_path / "repo"
     root.mkdir()
     _tiny_book(root, CHAPTER)
     (root / "notebooks" / "ch99_x.ipynb").unlink()
     with pytest.raises(ValueError, match=r"book/ch99_x.md is a notebook without notebooks/ch99_x.ipynb"):
-        stage_student_edition(tmp_path / "out", root)
+        stage_edition(tmp_path / "out", root, student=student)

@@ -14,11 +14,12 @@ well, so the committed notebook outputs that nbval compares stay identical run t
 (via ``myst_nb.glue``) without displaying it in the cell, and closes a glued matplotlib
 figure so it is not shown twice.
 
-``python -m toklab.book student-edition DIR`` (used by ``make student``) stages the
-student edition's sources in DIR: the book with every solution removed, each chapter as
-its executed notebook (``notebooks/*.ipynb``) with the solutions' prose and code cells
-taken out (``strip_notebook_solutions``). The student build renders those notebooks
-without executing them, so the page shows the book's own outputs, and each page's
+``python -m toklab.book stage full|student DIR`` (used by ``make book`` and ``make
+student``) stages an edition's sources in DIR: each chapter as its executed notebook
+(``notebooks/*.ipynb``, checked against ``book/*.md``), which the build renders without
+executing it. ``make test`` runs nbval first, so the pages show outputs that were just
+re-executed and compared, and no chapter runs twice. The student edition also takes the
+solutions' prose and code cells out (``strip_notebook_solutions``), so each page's
 download is that same notebook: exercise text kept, no solution. Removing the solutions
 from the sources, rather than relying on sphinx-exercise's ``hide_solutions``, is needed
 twice over: with gated solutions (``solution-start``/``solution-end``, sphinx-exercise
@@ -40,6 +41,8 @@ from pathlib import Path
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .sphinxext import downloadable_notebook
+
 __all__ = [
     "SEED",
     "FIGSIZE",
@@ -50,7 +53,8 @@ __all__ = [
     "train_sentencepiece",
     "strip_solutions",
     "strip_notebook_solutions",
-    "stage_student_edition",
+    "RENDER_ONLY",
+    "stage_edition",
 ]
 
 #: Seed used for ``random`` and ``numpy.random`` in every chapter.
@@ -273,8 +277,7 @@ def strip_notebook_solutions(nb: dict[str, Any], where: str = "<notebook>") -> d
             cells.append(cell)
     if inside:
         raise ValueError(f"{where}: solution-start without a matching solution-end")
-    metadata = {key: v for key, v in nb.get("metadata", {}).items() if key != "jupytext"}
-    return {**nb, "metadata": metadata, "cells": cells}
+    return {**downloadable_notebook(nb), "cells": cells}
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -313,17 +316,29 @@ def _check_paired(md: Path, nb: dict[str, Any]) -> None:
         )
 
 
-def stage_student_edition(dest: str | os.PathLike[str], root: str | os.PathLike[str] = ".") -> Path:
-    """Write the student edition's book sources to ``dest`` and return it.
+#: What both staged editions change in ``_config.yml``: render the committed outputs,
+#: execute nothing (nbval has just re-executed every notebook and compared its outputs).
+RENDER_ONLY: dict[str, Any] = {"execute": {"execute_notebooks": "off"}}
 
-    ``dest`` gets ``_config.yml`` (``_config.yml`` with ``_config_student.yml`` merged on
-    top), ``_toc.yml``, and ``book/``: each chapter ``book/chNN….md`` is replaced by its
-    executed notebook ``notebooks/chNN….ipynb`` with the solutions removed
-    (``strip_notebook_solutions``), which must exist and have the same cells as the
-    chapter (else ``ValueError``: run ``make notebooks``); other Markdown pages are copied
-    with ``strip_solutions`` applied, other files as they are. The top-level folders a chapter
-    may ``literalinclude`` (``src``, ``data``, ``tests``, ``benchmarks``) are symlinked, so
-    ``../src/…`` paths resolve as in the full build.
+
+def stage_edition(
+    dest: str | os.PathLike[str], root: str | os.PathLike[str] = ".", *, student: bool = False
+) -> Path:
+    """Write an edition's book sources to ``dest`` and return it.
+
+    Each chapter ``book/chNN….md`` is staged as its executed notebook
+    ``notebooks/chNN….ipynb``, which must exist and have the same cells (type, source,
+    tags) as the chapter (else ``ValueError``: run ``make notebooks``); the build renders
+    those outputs without executing anything. The full edition keeps every cell and
+    drops only the ``jupytext`` pairing metadata (it names this repository's folders),
+    and tells `toklab.sphinxext` where the ``.md`` sources are, so each page still
+    offers both downloads. The student edition (``student=True``) merges
+    ``_config_student.yml`` on top and removes every solution from the notebooks
+    (`strip_notebook_solutions`) and from the other Markdown pages (`strip_solutions`).
+
+    ``dest`` gets ``_config.yml``, ``_toc.yml`` and ``book/``. The top-level folders a
+    chapter may ``literalinclude`` (``src``, ``data``, ``tests``, ``benchmarks``) are
+    symlinked, so ``../src/…`` paths resolve as in a build from the repository root.
     """
     import yaml
 
@@ -331,10 +346,11 @@ def stage_student_edition(dest: str | os.PathLike[str], root: str | os.PathLike[
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    config = _merge(
-        yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")),
-        yaml.safe_load((root / "_config_student.yml").read_text(encoding="utf-8")),
-    )
+    config = _merge(yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")), RENDER_ONLY)
+    if student:
+        config = _merge(config, yaml.safe_load((root / "_config_student.yml").read_text(encoding="utf-8")))
+    else:
+        config = _merge(config, {"sphinx": {"config": {"toklab_markdown_root": str(root)}}})
     (dest / "_config.yml").write_text(
         yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8"
     )
@@ -348,18 +364,21 @@ def stage_student_edition(dest: str | os.PathLike[str], root: str | os.PathLike[
         if paired.is_file():
             nb = json.loads(paired.read_text(encoding="utf-8"))
             _check_paired(md, nb)
-            student = strip_notebook_solutions(nb, where=str(paired.relative_to(root)))
+            where = str(paired.relative_to(root))
+            staged = strip_notebook_solutions(nb, where=where) if student else downloadable_notebook(nb)
             target.with_suffix(".ipynb").write_text(
-                json.dumps(student, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+                json.dumps(staged, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
             )
         else:
             text = md.read_text(encoding="utf-8")
             if _is_notebook(text):
                 raise ValueError(
                     f"{md.relative_to(root)} is a notebook without notebooks/{rel.with_suffix('.ipynb')}: "
-                    "run `make notebooks` (the student edition renders the executed notebooks)"
+                    "run `make notebooks` (the book renders the executed notebooks)"
                 )
-            target.write_text(strip_solutions(text, where=str(md.relative_to(root))), encoding="utf-8")
+            if student:
+                text = strip_solutions(text, where=str(md.relative_to(root)))
+            target.write_text(text, encoding="utf-8")
     for name in ("src", "data", "tests", "benchmarks"):
         if (root / name).exists():
             (dest / name).symlink_to(root / name, target_is_directory=True)
@@ -367,14 +386,16 @@ def stage_student_edition(dest: str | os.PathLike[str], root: str | os.PathLike[
 
 
 def _main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "student-edition":
+    editions = {"full": False, "student": True}
+    if len(argv) == 3 and argv[0] == "stage" and argv[1] in editions:
         try:
-            print(f"student edition sources staged in {stage_student_edition(argv[1])}")
+            staged = stage_edition(argv[2], student=editions[argv[1]])
         except ValueError as exc:
-            print(f"student edition: {exc}", file=sys.stderr)
+            print(f"{argv[1]} edition: {exc}", file=sys.stderr)
             return 1
+        print(f"{argv[1]} edition sources staged in {staged}")
         return 0
-    print("usage: python -m toklab.book student-edition DIR", file=sys.stderr)
+    print("usage: python -m toklab.book stage full|student DIR", file=sys.stderr)
     return 2
 
 

@@ -1,15 +1,16 @@
 """Sphinx extension for the book's HTML pages: notebook downloads and a clean script list.
 
-Enabled in ``_config.yml`` (``sphinx.extra_extensions``). It does two things on every page:
+Enabled in ``_config.yml`` (``sphinx.extra_extensions``). It does three things on every page:
 
-* **Offers the executed notebook.** A chapter is a MyST text notebook (``book/*.md``);
-  the build executes it and myst-nb writes the executed ``.ipynb`` to
-  ``_build/jupyter_execute/``. sphinx-book-theme puts an ``.ipynb`` entry in the page's
-  download menu only when a launch service (Binder, Colab, …) is configured, which this
-  offline book has none of. Here the executed notebook is copied next to the page's
-  source under ``_sources/`` and the menu offers it beside the ``.md``. The copy drops
-  the ``jupytext`` pairing metadata, which names this repository's folders and would
-  make Jupyter try to pair the download with files the reader does not have.
+* **Offers the executed notebook beside the MyST source.** sphinx-book-theme puts an
+  ``.ipynb`` entry in the page's download menu only when a launch service (Binder,
+  Colab, …) is configured, which this offline book has none of. ``make book`` renders
+  each chapter from its executed notebook (staged by `toklab.book.stage_edition`, which
+  drops the ``jupytext`` pairing metadata: it names this repository's folders and would
+  make Jupyter pair the download with files the reader does not have), so the notebook
+  is the page's source; the chapter's ``.md`` is copied beside it and the menu offers
+  both. A build that executes the ``.md`` itself (``jupyter-book build .``) gets the
+  executed notebook myst-nb wrote to ``_build/jupyter_execute/`` offered instead.
 * **Drops scripts the book cannot use and duplicate inline scripts.** Jupyter Book always
   loads sphinx-thebe; with thebe switched off (``launch_buttons.thebe: false``) its
   scripts only name a CDN bundle, and its inline configuration is emitted twice per
@@ -46,6 +47,9 @@ def downloadable_notebook(nb: dict[str, Any]) -> dict[str, Any]:
 
 def _offer_notebook(app, pagename: str, templatename: str, context: dict, doctree) -> None:
     sourcename = context.get("sourcename") or ""
+    if sourcename.endswith(".ipynb"):
+        _offer_markdown(app, pagename, context)
+        return
     if not (sourcename.endswith(".md") or sourcename.endswith(".md.txt")):
         return
     executed = executed_notebook(app.outdir, pagename)
@@ -57,6 +61,37 @@ def _offer_notebook(app, pagename: str, templatename: str, context: dict, doctre
     target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     # sphinx-book-theme's download menu (html-page-context, priority 501) reads this key.
     context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _offer_markdown(app, pagename: str, context: dict) -> None:
+    """A page rendered from its executed notebook (a staged edition): offer its ``.md`` too.
+
+    The notebook is the page's source, so Sphinx copies it to ``_sources/`` and the
+    theme offers it as the notebook; the chapter's MyST source is copied beside it from
+    ``toklab_markdown_root`` (the repository), and `_point_source_at_markdown` makes the
+    menu's source entry that ``.md``, as for a page built from the ``.md``. The student
+    edition sets no root: its download is the notebook alone.
+    """
+    root = app.config.toklab_markdown_root
+    source = Path(root) / f"{pagename}.md" if root else None
+    if source is None or not source.is_file():
+        return
+    target = Path(app.outdir) / "_sources" / f"{pagename}.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(source.read_bytes())
+    context["ipynb_source"] = context["sourcename"]
+    context["toklab_markdown_source"] = f"{pagename}.md"
+
+
+def _point_source_at_markdown(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    markdown = context.get("toklab_markdown_source")
+    if not markdown:
+        return
+    for group in context.get("header_buttons", []):
+        for button in group.get("buttons", []) if group.get("label") == "download-buttons" else []:
+            if button.get("label") == "download-source-button":
+                button["url"] = f"{context['pathto']('_sources', 1)}/{markdown}"
+                button["text"] = ".md"
 
 
 def _thebe_enabled(app) -> bool:
@@ -100,9 +135,14 @@ def caption_alt_text(app, doctree, docname: str) -> None:
 
 
 def setup(app) -> dict[str, Any]:
+    # Set by `toklab.book.stage_edition` for the full edition: the repository root, whose
+    # book/*.md each page rendered from a notebook offers beside that notebook.
+    app.add_config_value("toklab_markdown_root", "", "html")
     app.connect("doctree-resolved", caption_alt_text)
     # Before sphinx-book-theme builds the download menu (its handlers run at priority 501).
     app.connect("html-page-context", _offer_notebook, priority=500)
+    # After the theme has built the menu.
+    app.connect("html-page-context", _point_source_at_markdown, priority=502)
     # After every extension has added its page scripts.
     app.connect("html-page-context", _tidy_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
