@@ -23,3 +23,40 @@ def small_wordpiece():
     from toklab import corpus, wordpiece
 
     return wordpiece.train([corpus.load(name, 15_000) for name in corpus.CORPUS], 1500)
+
+
+# ----------------------------------------------------------------------------- the parity sample
+#
+# An encoder's primary parity tests (toklab against tiktoken, sentencepiece or HF on the same
+# vocabulary) run on the whole bundled corpus. Tests of a layer built on top of an encoder
+# already proven there (offsets, token healing, file formats, tokenizer.json round trips,
+# models written back) run on this fixed sample instead, so no suite encodes the same 3.3 MB
+# a dozen times. It is chosen to cover, not drawn at random: `mixed.txt`, the file with every
+# script of the corpus (Latin, Han, kana, Hangul, Cyrillic, Greek, Arabic, Hebrew,
+# Devanagari, Thai) and its emoji, whole; from en, zh and code, evenly spaced blocks of
+# SAMPLE_BLOCK consecutive lines, about SAMPLE_LINES_PER_FILE lines per file, so multi-line
+# runs (indentation after a newline, blank lines, CRLF) stay whole. tests/test_parity_sample.py
+# checks that it holds every script, character category and kind of run the corpus holds.
+SAMPLE_BLOCK = 16
+SAMPLE_LINES_PER_FILE = 2_000
+
+
+@lru_cache(maxsize=None)
+def sample_blocks() -> tuple[str, ...]:
+    """The parity sample as texts of SAMPLE_BLOCK consecutive corpus lines (newlines kept)."""
+    from toklab import corpus
+
+    out: list[str] = []
+    for name, text in sorted(corpus.load_all().items()):
+        lines = text.split("\n")
+        blocks = ["\n".join(lines[i : i + SAMPLE_BLOCK]) for i in range(0, len(lines), SAMPLE_BLOCK)]
+        if name != "mixed":
+            blocks = blocks[:: max(1, len(lines) // SAMPLE_LINES_PER_FILE)]
+        out += blocks
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def sample_lines() -> tuple[str, ...]:
+    """The parity sample line by line (non-empty lines), for tests of sentence-wise encoders."""
+    return tuple(line for block in sample_blocks() for line in block.split("\n") if line)

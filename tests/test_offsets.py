@@ -1,4 +1,9 @@
-"""toklab.offsets: spans in the original text, against HF tokenizers and tiktoken."""
+"""toklab.offsets: spans in the original text, against HF tokenizers and tiktoken.
+
+The corpus comparisons run on the parity sample (tests/helpers.py: a fixed slice holding
+every script and kind of run of the corpus, as multi-line texts and line by line); the
+encoders under the offsets are proven on the whole corpus in their own parity tests.
+"""
 
 from __future__ import annotations
 
@@ -12,13 +17,9 @@ import toklab
 from toklab import offsets
 from toklab.normalizers import UnicodeNormalizer
 
-from .helpers import small_wordpiece
+from .helpers import sample_blocks, sample_lines, small_wordpiece
 
 REAL_NAMES = ("r50k_base", "cl100k_base", "o200k_base")
-
-
-def _lines(corpus_texts):
-    return [line for name in sorted(corpus_texts) for line in corpus_texts[name].split("\n") if line]
 
 
 def _hf_offsets(encoding):
@@ -26,22 +27,20 @@ def _hf_offsets(encoding):
 
 
 @pytest.mark.parametrize("name", REAL_NAMES)
-def test_byte_level_offsets_equal_hf_on_the_whole_corpus(real, corpus_texts, name):
+def test_byte_level_offsets_equal_hf_on_the_parity_sample(real, name):
     _, tok, _ = real(name)
     hf = tok.as_pipeline().to_hf()
-    lines = _lines(corpus_texts)
-    for line in lines:
-        ours = tok.encode_with_offsets(line, disallowed_special=())
-        theirs = hf.encode(line, add_special_tokens=False)
-        assert list(ours.ids) == theirs.ids, line
-        assert list(ours.offsets) == _hf_offsets(theirs), line
-    assert len(lines) > 30_000
+    for text in sample_blocks():
+        ours = tok.encode_with_offsets(text, disallowed_special=())
+        theirs = hf.encode(text, add_special_tokens=False)
+        assert list(ours.ids) == theirs.ids, text
+        assert list(ours.offsets) == _hf_offsets(theirs), text
 
 
-def test_wordpiece_offsets_equal_hf_on_the_whole_corpus(corpus_texts):
+def test_wordpiece_offsets_equal_hf_on_the_parity_sample():
     wp = small_wordpiece()
     hf = wp.to_hf()
-    for line in _lines(corpus_texts):
+    for line in sample_blocks():
         ours = wp.encode_with_offsets(line)
         theirs = hf.encode(line)
         assert list(ours.ids) == theirs.ids, line
@@ -60,9 +59,9 @@ def _real_bert(name):
 
 
 @pytest.mark.parametrize("name", ["bert-base-uncased", "bert-base-cased"])
-def test_real_bert_offsets_equal_hf_on_the_whole_corpus(corpus_texts, name):
+def test_real_bert_offsets_equal_hf_on_the_parity_sample(name):
     wp, hf = _real_bert(name)
-    for line in _lines(corpus_texts):
+    for line in sample_blocks():
         ours, theirs = wp.encode_with_offsets(line), hf.encode(line)
         assert list(ours.ids) == theirs.ids, line
         assert list(ours.offsets) == _hf_offsets(theirs), line
@@ -94,11 +93,11 @@ def _composes_or_reorders(text, form="NFKC"):
     return any(b - a != 1 for a, b in align) or any(x[0] > y[0] for x, y in zip(align, align[1:]))
 
 
-def test_nfkc_offsets_equal_hf_where_nothing_composes(real, corpus_texts):
+def test_nfkc_offsets_equal_hf_where_nothing_composes(real):
     _, tok, _ = real("cl100k_base")
     pipe = toklab.Pipeline(tok, normalizer="NFKC")
     hf = pipe.to_hf()
-    lines = _lines(corpus_texts)[::5]
+    lines = sample_lines()
     different = 0
     for line in lines:
         ours = pipe.encode_with_offsets(line, disallowed_special=())
@@ -141,11 +140,11 @@ def _same_decode_with_offsets(tok, enc, ids):
 
 
 @pytest.mark.parametrize("name", REAL_NAMES)
-def test_decode_with_offsets_equals_tiktoken(real, corpus_texts, name):
+def test_decode_with_offsets_equals_tiktoken(real, name):
     _, tok, enc = real(name)
-    for line in _lines(corpus_texts)[::3]:
-        ids = tok.encode(line, disallowed_special=())
-        assert tok.decode_with_offsets(ids) == enc.decode_with_offsets(ids), line
+    for text in sample_blocks():
+        ids = tok.encode(text, disallowed_special=())
+        assert tok.decode_with_offsets(ids) == enc.decode_with_offsets(ids), text
     rng = random.Random(0)
     ordinary = sorted(tok.vocab)
     for _ in range(500):  # random IDs: valid UTF-8 or not, both libraries agree on which

@@ -13,6 +13,8 @@ import toklab
 from toklab import corpus, offsets
 from toklab.book import train_sentencepiece
 
+from .helpers import sample_lines
+
 TRAIN = corpus.load("en", 60_000) + corpus.load("zh", 20_000) + corpus.load("code", 20_000)
 
 #: Models that stress every branch: byte fallback (unknown characters become <0xXX>
@@ -48,11 +50,12 @@ HARD = ["", "   ", "  Hello   world  ", "\ufb03ce \uff21 cafe\u0301", "x\u9f98y"
 
 
 @pytest.mark.parametrize("name", sorted(OPTIONS))
-def test_offsets_equal_sentencepiece_on_the_corpus(name):
+def test_offsets_equal_sentencepiece_on_the_parity_sample(name):
+    """Every line of the parity sample (tests/helpers.py) for the two byte-fallback models,
+    a third of them for the rest."""
     sp, tok = model(name)
-    lines = [line for key in sorted(corpus.CORPUS) for line in corpus.load(key).split("\n") if line]
-    step = 1 if name in ("unigram-bytes", "bpe-bytes") else 7  # every line for two models, a seventh for the rest
-    for text in HARD + lines[::step]:
+    step = 1 if name in ("unigram-bytes", "bpe-bytes") else 3
+    for text in HARD + list(sample_lines()[::step]):
         _same_as_sentencepiece(sp, tok, text)
 
 

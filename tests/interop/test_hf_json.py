@@ -1,8 +1,10 @@
 """Hugging Face ``tokenizer.json`` both ways: toklab's ``to_hf_json`` and `toklab.interop.from_hf_json`.
 
 Every comparison runs HF's own ``tokenizers.Tokenizer.from_str`` on the JSON
-and requires HF's IDs on the whole bundled corpus (each file encoded whole and
-line by line) plus adversarial text, and equal decodes. For sentencepiece
+and requires HF's IDs on the parity sample (tests/helpers.py: a fixed slice of
+the corpus holding every script and kind of run it has, as multi-line blocks and
+line by line; the encoders themselves are proven on the whole corpus elsewhere)
+plus adversarial text, and equal decodes. For sentencepiece
 models the measured differences between the two libraries (float32 ties,
 ``Precompiled``'s grapheme rule, added tokens cut out of text) are asserted
 precisely: each mismatch is shown to be one of them, and a toklab model that
@@ -30,6 +32,8 @@ from toklab.sentencepiece_hf import hf_merges
 from toklab.special import chatml
 from toklab.unigram import Unigram
 
+from ..helpers import sample_blocks, sample_lines
+
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers  # noqa: E402
 
@@ -46,15 +50,14 @@ TEXT = st.lists(st.one_of(st.sampled_from(ADVERSARIAL), st.characters(blacklist_
 
 @pytest.fixture(scope="module")
 def texts() -> list[str]:
-    """The four corpus files whole, then every line of them, then the adversarial strings."""
-    files = list(corpus.load_all().values())
-    return files + [ln for text in files for ln in text.split("\n")] + ADVERSARIAL
+    """The parity sample as blocks of consecutive lines, then the adversarial strings."""
+    return list(sample_blocks()) + ADVERSARIAL
 
 
 @pytest.fixture(scope="module")
-def texts_light(texts) -> list[str]:
-    """The files whole (every character of the corpus), every tenth line, the adversarial strings."""
-    return texts[:4] + texts[4:-len(ADVERSARIAL)][::10] + ADVERSARIAL
+def lines() -> list[str]:
+    """The parity sample line by line (sentencepiece encodes sentences), then the adversarial strings."""
+    return list(sample_lines()) + ADVERSARIAL
 
 
 def hf_of(tokenizer) -> Tokenizer:
@@ -71,8 +74,7 @@ def trained_bpe():
 
 
 @pytest.mark.parametrize("name", ["trained", "cl100k_base"])
-def test_byte_level_bpe_to_hf_json(name, trained_bpe, texts_light):
-    texts = texts_light
+def test_byte_level_bpe_to_hf_json(name, trained_bpe, texts):
     tok = trained_bpe if name == "trained" else toklab.ByteBPE.from_tiktoken(name)
     hf = hf_of(tok)
     for text in texts:
@@ -102,7 +104,7 @@ def _cached_hf(tok) -> Tokenizer:
     return _HF_CACHE[key]
 
 
-def test_pipeline_with_normalizer_template_and_added_tokens(trained_bpe, texts):
+def test_pipeline_with_normalizer_template_and_added_tokens(trained_bpe, lines):
     pipe = toklab.Pipeline(trained_bpe, normalizer="NFC", bos="<|im_start|>", eos="<|im_end|>",
                            chat_template=chatml, non_special_tokens={"<|endoftext|>"})
     document = json.loads(pipe.to_hf_json())
@@ -113,7 +115,7 @@ def test_pipeline_with_normalizer_template_and_added_tokens(trained_bpe, texts):
     hf = Tokenizer.from_str(pipe.to_hf_json())
     back = from_hf_json(document)
     assert isinstance(back, toklab.Pipeline) and back.non_special_tokens == {"<|endoftext|>"}
-    for text in texts[4::3]:
+    for text in lines:
         # HF's NFC tables are older than Python's: compare where both normalize alike (all but a few new characters).
         if hf.normalizer.normalize_str(text) != unicodedata.normalize("NFC", text):
             continue
@@ -126,8 +128,7 @@ def test_pipeline_with_normalizer_template_and_added_tokens(trained_bpe, texts):
     assert "<|im_start|>" not in pipe.decode(ids, skip_special_tokens=True)
 
 
-def test_tokenizer_json_trained_by_hf_loads_into_byte_bpe(texts_light):
-    texts = texts_light
+def test_tokenizer_json_trained_by_hf_loads_into_byte_bpe(texts):
     hf_tok = tokenizers.ByteLevelBPETokenizer()
     hf_tok.train_from_iterator([corpus.load("en", max_bytes=150_000), corpus.load("code", max_bytes=80_000)],
                                vocab_size=1500, special_tokens=["<|endoftext|>"], show_progress=False)
@@ -144,8 +145,7 @@ def test_tokenizer_json_trained_by_hf_loads_into_byte_bpe(texts_light):
 
 
 @pytest.mark.parametrize("lowercase", [True, False])
-def test_wordpiece_to_hf_json(lowercase, texts_light):
-    texts = texts_light
+def test_wordpiece_to_hf_json(lowercase, texts):
     wp = toklab.train_wordpiece(corpus.load("en", max_bytes=150_000) + corpus.load("zh", max_bytes=60_000), 3000,
                                 lowercase=lowercase)
     hf = hf_of(wp)
@@ -158,8 +158,7 @@ def test_wordpiece_to_hf_json(lowercase, texts_light):
     assert (back.lowercase, back.strip_accents) == (wp.lowercase, wp.strip_accents)
 
 
-def test_bert_tokenizer_json_from_hf(texts_light):
-    texts = texts_light
+def test_bert_tokenizer_json_from_hf(lines):
     hf_tok = tokenizers.BertWordPieceTokenizer()
     hf_tok.train_from_iterator([corpus.load("en", max_bytes=150_000)], vocab_size=3000, show_progress=False)
     hf = Tokenizer.from_str(hf_tok._tokenizer.to_str())
@@ -167,7 +166,7 @@ def test_bert_tokenizer_json_from_hf(texts_light):
                                                              ("[CLS]", hf.token_to_id("[CLS]")))
     wp = from_hf_json(hf.to_str())
     assert isinstance(wp, toklab.WordPiece) and set(wp.special_tokens) == set(toklab.wordpiece.BERT_SPECIAL_TOKENS)
-    for text in texts[4:] + ["[CLS] hello [SEP] world [MASK]", "x[PAD]y"]:
+    for text in lines + ["[CLS] hello [SEP] world [MASK]", "x[PAD]y"]:
         ids = hf.encode(text).ids
         assert wp.encode(text, allowed_special="all") == ids, text[:80]
         assert wp.decode(ids, skip_special_tokens=True) == hf.decode(ids, skip_special_tokens=True)
@@ -203,11 +202,10 @@ def hf_engine(tok) -> toklab.Pipeline:
 
 
 @pytest.mark.parametrize("name", sorted(SP_MODELS))
-def test_sentencepiece_to_hf_json(name, texts):
+def test_sentencepiece_to_hf_json(name, lines):
     tok = sp_model(name)
     hf = hf_of(tok)
     exact = hf_engine(tok)
-    lines = texts[4:]  # line by line: sentencepiece encodes sentences
     differ = []
     for text in lines:
         ids, ours = hf.encode(text).ids, tok.encode(text)
@@ -236,7 +234,7 @@ def test_sentencepiece_to_hf_json(name, texts):
 
 
 @pytest.mark.parametrize("name", sorted(SP_MODELS))
-def test_sentencepiece_round_trip_through_tokenizer_json(name, texts):
+def test_sentencepiece_round_trip_through_tokenizer_json(name, lines):
     tok = sp_model(name)
     text = tok.to_hf_json()
     back = from_hf_json(text)
@@ -245,10 +243,10 @@ def test_sentencepiece_round_trip_through_tokenizer_json(name, texts):
     hf = Tokenizer.from_str(text)
     # What HF itself writes back after reading the file (its parsed scores): the same as toklab's copy.
     assert json.loads(back.to_hf_json()) == json.loads(hf.to_str())
-    for line in texts[4:]:
+    for line in lines:
         ids = hf.encode(line).ids
         assert back.encode(line, allowed_special="all") == ids, line[:80]
-    for line in texts[4::7]:
+    for line in lines[::7]:
         ids = hf.encode(line).ids
         assert back.decode(ids, skip_special_tokens=True) == hf.decode(ids, skip_special_tokens=True)
 
@@ -281,19 +279,19 @@ def llama_style_json(tok) -> str:
     return hf.to_str()
 
 
-def test_llama_style_tokenizer_json(texts):
+def test_llama_style_tokenizer_json(lines):
     sp = train_sentencepiece(train_lines(), vocab_size=3000, model_type="bpe", normalization_rule_name="identity",
                              remove_extra_whitespaces=False, byte_fallback=True)
     text = llama_style_json(tsp.SentencePieceTokenizer.from_sentencepiece(sp))
     hf = Tokenizer.from_str(text)
     back = from_hf_json(text)
     assert back.model.tokenizer.config.unk_surface == "<unk>"  # HF's Llama decoder prints the piece
-    for line in texts[4:]:
+    for line in lines:
         ids = hf.encode(line).ids
         assert back.encode(line, allowed_special="all") == ids, line[:80]
         if not any(t in line for t in ("<s>", "</s>", "<unk>")):
             assert ids == sp.encode(line)  # and sentencepiece's own IDs
-    for line in texts[4::9]:
+    for line in lines[::9]:
         ids = hf.encode(line).ids
         assert back.decode(ids, skip_special_tokens=True) == hf.decode(ids, skip_special_tokens=True)
     assert back.model.tokenizer.to_model_proto()  # BPE without a table: the same in sentencepiece, so writable

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import random
+from types import MappingProxyType
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from .. import special
@@ -150,6 +151,12 @@ class ByteBPE(OffsetsMixin):
             self._decoder[i] = s.encode("utf-8")
         self._pieces = PieceCache(encoder, ranks, CACHE_PIECE_CHARS)
         self._cache = _ChunkCache(self._segment, self._pieces)
+
+    @property
+    def merge_ranks(self) -> Mapping[bytes, int]:
+        """Multi-byte token -> its rank, read-only: BPE joins the adjacent pair whose
+        concatenation has the lowest rank (the table `merge_chunk` takes)."""
+        return MappingProxyType(self._ranks)
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import regex
 
@@ -17,7 +16,6 @@ __all__ = ["encode_with_unstable", "stable_tokens", "merge_bytes", "utf8_text"]
 
 _WHITE_SPACE = regex.compile(r"\p{White_Space}")
 _SPACE_BYTES = frozenset(b" \n\t")
-_PRIORITIES: "WeakKeyDictionary[Any, dict[bytes, int]]" = WeakKeyDictionary()
 
 
 def merge_bytes(data: bytes, priority: Mapping[bytes, int]) -> list[bytes]:
@@ -40,15 +38,6 @@ def merge_bytes(data: bytes, priority: Mapping[bytes, int]) -> list[bytes]:
             break
         parts[where : where + 2] = [parts[where] + parts[where + 1]]
     return parts
-
-
-def _priority(tokenizer: Any) -> dict[bytes, int]:
-    """Merge rank of every multi-byte token (its position in ``tokenizer.merges``)."""
-    table = _PRIORITIES.get(tokenizer)
-    if table is None:
-        table = {a + b: k for k, (a, b) in enumerate(tokenizer.merges)}
-        _PRIORITIES[tokenizer] = table
-    return table
 
 
 def utf8_text(text: Any) -> str:
@@ -113,7 +102,7 @@ def _covering(tokenizer: Any, data: bytes, length: int) -> tuple[int, ...]:
     except UnicodeDecodeError:
         # Half a character: no pre-tokenizer can run on it, so BPE the bytes whole.
         trie = TokenTrie.of(tokenizer)
-        ids = [trie.token_id(p) for p in merge_bytes(data, _priority(tokenizer))]
+        ids = [trie.token_id(p) for p in merge_bytes(data, tokenizer.merge_ranks)]
     out: list[int] = []
     covered = 0
     for i in ids:
@@ -195,7 +184,7 @@ def encode_with_unstable(
             found.add(_covering(tokenizer, head + vocab[i], len(data)))
     size = _last_char_is_space(data)
     if len(data) > 1 and 0 < size < len(data):
-        priority = _priority(tokenizer)
+        priority = tokenizer.merge_ranks
         parts = merge_bytes(data[:-size], priority) + merge_bytes(data[-size:], priority)
         found.add(tuple(trie.token_id(p) for p in parts))
     return stable, [list(seq) for seq in sorted(found)]
