@@ -1,9 +1,10 @@
 """§8's twenty-five questions as the package ships them are the chapter's, word for word.
 
-`toklab.drills.questions_source` holds a copy of the chapter's questions (the installed
-package cannot read the book), the titles of the sections they point to and the
-references they cite. These tests rebuild all three from ``book/`` and compare; the
-values the answers glue are compared with the ones the executed notebook recorded.
+`toklab.drills.questions_source` holds a copy of the chapter's questions (each paragraph
+on one line; the installed package cannot read the book), the titles of the sections
+they point to and the references they cite. These tests rebuild all three from ``book/``
+and compare; the values the answers glue are compared with the ones the executed
+notebook recorded.
 
 When the chapter changes, regenerate the copy:
 
@@ -35,6 +36,26 @@ def chapter_region(text: str | None = None) -> str:
     """The chapter from its first level heading to the drills section: the twenty-five questions."""
     text = CHAPTER.read_text(encoding="utf-8") if text is None else text
     return text[text.index(START):text.index(END)].rstrip("\n") + "\n"
+
+
+_STARTS = ("- ", "```", "(", "#", ":", "**Shown in**")
+
+
+def unwrap(region: str) -> str:
+    """The region with each paragraph and list item on one line (its lines joined by a space).
+
+    The package keeps the questions this way: the same words in a third of the lines, and
+    a terminal wraps them again to its own width.
+    """
+    out: list[str] = []
+    for line in region.split("\n"):
+        joins = (out and out[-1].strip() and line.strip() and not line.startswith(_STARTS)
+                 and not out[-1].startswith(_STARTS[1:5]))
+        if joins:
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _section_number(path: Path) -> str:
@@ -88,19 +109,21 @@ def source_module() -> str:
     """The text of ``questions_source.py`` as the chapter and the book make it now."""
     region = chapter_region()
     assert "'''" not in region and not region.endswith("\\\n"), "the region cannot be a raw string"
+    text = unwrap(region)
 
     def mapping(d: dict[str, str]) -> str:
         return "{\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in d.items()) + "}"
 
     return (
         '"""§8\'s twenty-five questions, copied from ``book/ch08_interview.md`` (generated: do not edit).\n\n'
-        "`SOURCE` is the chapter's text from the first level heading to the drills, as MyST;\n"
+        "`SOURCE` is the chapter's text from the first level heading to the drills, as MyST with\n"
+        "each paragraph and list item on one line;\n"
         "`HEADINGS` the section each ``{ref}`` points to; `CITATIONS` who each ``{cite:p}`` is.\n"
         "``tests/drills/test_questions.py`` checks all three against the book and rewrites this\n"
         "file with ``--write``; `toklab.drills.questions` reads it.\n"
         '"""\n\n'
         "# ruff: noqa: E501\n\n"
-        f"SOURCE = r'''{region}'''\n\n"
+        f"SOURCE = r'''{text}'''\n\n"
         f"HEADINGS = {mapping(headings(region))}\n\n"
         f"CITATIONS = {mapping(citations(region))}\n"
     )
@@ -110,7 +133,7 @@ MODULE = ROOT / "src" / "toklab" / "drills" / "questions_source.py"
 
 
 def test_the_packages_questions_are_the_chapters():
-    here, there = questions_source.SOURCE, chapter_region()
+    here, there = questions_source.SOURCE, unwrap(chapter_region())
     if here != there:
         diff = "".join(difflib.unified_diff(here.splitlines(True), there.splitlines(True), "package", "chapter", n=1))
         pytest.fail("toklab.drills.questions_source differs from book/ch08_interview.md; run "
