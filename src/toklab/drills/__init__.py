@@ -23,7 +23,9 @@ Files:
   regularization can vary, and what it cannot);
 - `bytelevel`: ``byte-level`` (UTF-8 bytes, GPT-2's pre-tokens and byte map, on real text);
 - `questions` (with `questions_source`, its data): §8's twenty-five questions, for
-  reveal-and-self-grade drilling.
+  reveal-and-self-grade drilling;
+- `session`: a session's plan (turns, missed topics again, a second round) and its
+  summary by topic.
 
 ``python -m toklab drill [TOPIC ...]`` drills in a terminal (`toklab.cli.drill`).
 """
