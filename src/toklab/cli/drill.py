@@ -118,6 +118,9 @@ class _Input:
             line = self.inp.readline()
         except (ValueError, OSError) as exc:  # closed, or not readable
             raise CommandError(f"cannot read standard input ({exc})") from None
+        except KeyboardInterrupt:  # Ctrl-C ends the session as q does: the summary is still worth having
+            print(file=self.out)
+            return None
         return line.strip() if line else None
 
 
