@@ -321,3 +321,55 @@ def test_byte_level_agrees_with_utf8_the_gpt2_table_and_the_regex(seed, real):
     for ch in {c for c in text if not c.isascii()}:
         assert f"U+{ord(ch):04X}" in p.prompt
     _rejects(p, p.with_part("most tokens", len(text)), "One token per character")
+
+
+def _rule_in_words(text):
+    """The pre-token rule exactly as the byte-level prompt states it, written here from its words."""
+    import unicodedata
+
+    def kind(ch):
+        cat = unicodedata.category(ch)
+        return "space" if ch.isspace() else "letter" if cat[0] == "L" else "digit" if cat[0] == "N" else "other"
+
+    def run(i):  # the run of characters of text[i]'s kind, from i
+        j = i + 1
+        while j < len(text) and kind(text[j]) == kind(text[i]):
+            j += 1
+        return j
+
+    out, i = [], 0
+    while i < len(text):
+        contraction = next((c for c in ("'s", "'t", "'re", "'ve", "'m", "'ll", "'d") if text.startswith(c, i)), None)
+        if contraction:
+            out.append(contraction)
+            i += len(contraction)
+        elif kind(text[i]) != "space":
+            out.append(text[i:run(i)])
+            i = run(i)
+        elif text[i] == " " and i + 1 < len(text) and kind(text[i + 1]) != "space":
+            out.append(text[i:run(i + 1)])
+            i = run(i + 1)
+        else:
+            end = run(i)
+            if end == len(text):  # a run at the end of the text: one pre-token
+                out.append(text[i:end])
+            else:  # followed by a non-space: its last character splits off
+                if end - 1 > i:
+                    out.append(text[i:end - 1])
+                if text[end - 1] != " ":
+                    out.append(text[end - 1])
+                else:
+                    out.append(text[end - 1:run(end)])
+                    end = run(end)
+            i = end
+    return out
+
+
+def test_the_pre_token_rule_the_byte_level_prompt_states_is_gpt2s_on_every_text_it_uses():
+    from toklab.drills import bytelevel
+    from toklab import pre_tokenizers
+
+    pool = [t for texts in bytelevel.texts().values() for t in texts]
+    assert len(pool) > 1000
+    for text in pool:
+        assert _rule_in_words(text) == pre_tokenizers.split(text, "gpt2"), text

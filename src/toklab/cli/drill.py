@@ -125,7 +125,7 @@ class _Input:
 
 
 def _attempt(item: Item, ask: _Input, out: TextIO) -> str | None:
-    """Show nothing, take answers until one can be judged; the outcome, or None to quit."""
+    """Read answers to ``item`` (already shown) until one can be judged: its outcome, or None to quit."""
     if item.is_question:
         line = ask.ask("> ")
         if line is None or line.lower() in QUIT:

@@ -22,7 +22,8 @@ from . import generate
 from .problem import Problem
 from .questions import QUESTIONS, Question, question
 
-__all__ = ["Item", "Session", "Outcome", "QUESTIONS_TOPIC", "COMMAND", "resolve_topics", "clock_text"]
+__all__ = ["Item", "Session", "Outcome", "RIGHT", "WRONG", "SHOWN", "QUESTIONS_TOPIC", "COMMAND", "resolve_topics",
+           "clock_text"]
 
 #: The pseudo-topic of §8's questions.
 QUESTIONS_TOPIC = "questions"
