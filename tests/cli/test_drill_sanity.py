@@ -11,12 +11,15 @@ import io
 import os
 import subprocess
 import sys
+import shlex
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from toklab import cli, drills
 from toklab.cli import drill
+from toklab.drills import questions
 
 ENV = {**os.environ, "PYTHONHASHSEED": "0"}
 
@@ -42,11 +45,15 @@ def test_drill_and_sanity_are_subcommands_of_the_one_command_line():
 # ---------------------------------------------------------------------------- drill, scripted
 
 
+def _header(topic, seed):
+    return f"== {topic}, seed {seed} == (replay: python -m toklab drill {topic} --seed {seed})"
+
+
 def test_drill_prints_the_problem_when_stdin_is_not_a_terminal():
     out = toklab("drill", "bpe-encode", "--seed", "7")
     p = drills.generate("bpe-encode", 7)
     assert out.returncode == 0
-    assert out.stdout == f"== bpe-encode, seed 7 ==\n{p.prompt}\nAnswer format: {p.answer_format}\n"
+    assert out.stdout == f"{_header('bpe-encode', 7)}\n{p.prompt}\nAnswer format: {p.answer_format}\n"
     assert "Answer:" not in out.stdout
 
 
@@ -64,42 +71,110 @@ def test_drill_check_exit_status_and_feedback():
     wrong = toklab("drill", "bpe-train", "--seed", "4", "--check", p.writer(p.with_part(part, mistake.value)))
     assert wrong.returncode == 1 and mistake.title in wrong.stdout
     unreadable = toklab("drill", "bpe-train", "--seed", "4", "--check", "???")
-    assert unreadable.returncode == 1 and "could not read" in unreadable.stdout
+    assert unreadable.returncode == 2 and "could not read" in unreadable.stderr and not unreadable.stdout
+    five = drills.generate("five-numbers", 3)
+    grouped = " ".join(f"{n:,}" for n in five.answer)  # as the prompt writes numbers
+    assert toklab("drill", "five-numbers", "--seed", "3", "--check", grouped).returncode == 0
 
 
-def test_drill_count_and_the_topics_taking_turns():
-    out = toklab("drill", "--seed", "10", "--count", "8")
+def test_drill_check_names_its_problem_by_topic_and_seed_and_checks_one():
+    for args, message in [(("--check", "a"), "needs the problem's topic and --seed"),
+                          (("wordpiece", "--check", "a"), "needs the problem's topic and --seed"),
+                          (("--seed", "3", "--check", "a"), "needs the problem's topic and --seed"),
+                          (("wordpiece", "bpe-train", "--seed", "3", "--check", "a"), "topic and --seed"),
+                          (("wordpiece", "--seed", "3", "--count", "3", "--check", "a"), "drop --count"),
+                          (("Q4", "--seed", "3", "--check", "a"), "graded by you"),
+                          (("wordpiece", "--minutes", "5", "--check", "a"), "does not combine")]:
+        out = toklab("drill", *args)
+        assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, (args, out.stderr)
+        assert "python -m toklab drill TOPIC --seed N --check ANSWER" in out.stderr or "needs" not in message
+
+
+def test_every_header_prints_the_command_that_replays_it():
+    out = toklab("drill", "--seed", "92397", "--count", "14")
     headers = [line for line in out.stdout.splitlines() if line.startswith("== ")]
-    assert out.returncode == 0 and len(headers) == 8
-    assert {h.split(",")[0][3:] for h in headers} == set(drills.TOPICS)
-    assert [h.split("seed ")[1] for h in headers] == [f"{s} ==" for s in range(10, 18)]
-    assert toklab("drill", "--seed", "10", "--count", "8").stdout == out.stdout
+    assert out.returncode == 0 and len(headers) == 14
+    assert {h.split(" ==")[0][3:].split(",")[0].split(" (")[0] for h in headers} >= set(drills.TOPICS)
+    assert any(h.startswith("== Q") for h in headers)  # the questions take their turn
+    blocks = out.stdout.split("\n\n")
+    for block in blocks[:5]:
+        command = block.splitlines()[0].split("(replay: ")[1].rstrip(")")
+        again = toklab(*command.split()[3:])
+        assert again.stdout.strip() == block.strip(), command
+    assert toklab("drill", "--seed", "92397", "--count", "14").stdout == out.stdout
+
+
+def test_drill_count_answer_puts_an_answer_key_after_the_last_problem():
+    out = toklab("drill", "wordpiece", "--seed", "10", "--count", "3", "--answer")
+    sheet, key = out.stdout.split("\n== Answer key ==\n")
+    assert "Answer:" not in sheet and sheet.count("== wordpiece, seed") == 3
+    for k, seed in enumerate((10, 11, 12), 1):
+        p = drills.generate("wordpiece", seed)
+        assert f"\n{k}. wordpiece, seed {seed}\nAnswer: {p.answer_text}\n{p.solution}\n" in key
+
+
+def test_drill_questions_print_and_reveal():
+    out = toklab("drill", "Q17", "--answer")
+    q = questions.question(17)
+    assert out.returncode == 0 and out.stdout.startswith("== Q17 (L2) == (replay: python -m toklab drill Q17)\n")
+    assert q.title in out.stdout and "Model answer:" in out.stdout and "Common mistake. " in out.stdout
+    assert "Shown in §7" in out.stdout and "{ref}" not in out.stdout
+
+
+def test_the_help_and_the_readme_check_examples_are_right():
+    examples = [line.split("python -m toklab ")[1] for line in drill.EPILOG.splitlines()
+                if "python -m toklab drill" in line and "--check" in line]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    examples += [line.split("python -m toklab ")[1].split("   #")[0] for line in readme.splitlines()
+                 if line.startswith("python -m toklab drill") and "--check" in line]
+    assert len(examples) == 2
+    for example in examples:
+        out = toklab(*shlex.split(example))
+        assert out.returncode == 0 and out.stdout == "correct\n", example
 
 
 def test_drill_list_and_bad_arguments():
     listed = toklab("drill", "--list")
     assert listed.returncode == 0 and all(t in listed.stdout for t in drills.TOPICS)
+    assert all(f"  {q.name:4} {q.level}  {q.title}" in listed.stdout for q in questions.QUESTIONS)
     for args, message in [(("nope",), "unknown topic 'nope'"), (("wordpiece", "--seed", "-3"), "non-negative"),
-                          (("wordpiece", "--count", "0"), "at least 1")]:
+                          (("wordpiece", "--count", "0"), "at least 1"), (("Q26",), "no question 'Q26'"),
+                          (("--minutes", "0"), "more than 0"), (("--minutes", "5", "--answer"), "does not combine")]:
         out = toklab("drill", *args)
-        assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1
+        assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, (args, out.stderr)
     assert toklab("drill", "--seed", "x").returncode == 2
+
+
+def test_closed_standard_input_is_one_line_not_a_traceback():
+    def closed(*args):
+        return subprocess.run([sys.executable, "-m", "toklab", "drill", *args], capture_output=True, text=True,
+                              env=ENV, timeout=300, preexec_fn=lambda: os.close(0))
+
+    session = closed("--minutes", "5")
+    assert session.returncode == 1 and session.stderr == (
+        "toklab drill: error: standard input is closed: a session reads your answers from it\n")
+    printed = closed("wordpiece", "--seed", "1")
+    assert printed.returncode == 0 and printed.stdout.startswith(_header("wordpiece", 1))
 
 
 # ---------------------------------------------------------------------------- drill, interactive
 
 
-def test_interactive_loop_checks_answers_and_counts_them():
-    first, second = drills.generate("wordpiece", 5), drills.generate("wordpiece", 6)
-    typed = f"{first.answer_text}\n\n{first.answer_text}\n\n?\nq\n"
+def test_interactive_loop_asks_again_on_unreadable_input_and_ends_with_a_summary():
+    first, second = drills.generate("five-numbers", 5), drills.generate("five-numbers", 6)
+    typed = f"\n1 2\n{first.answer_text}\n\n1 2 3 4 5\n\n?\nq\n"
     out = io.StringIO()
-    args = cli.build_parser()[0].parse_args(["drill", "wordpiece", "--seed", "5"])
+    args = cli.build_parser()[0].parse_args(["drill", "five-numbers", "--seed", "5"])
     assert drill.run(args, stdin=io.StringIO(typed), stdout=out, interactive=True) == 0
     text = out.getvalue()
+    assert "Type your answer as five whole numbers" in text  # the empty line asked again
+    assert "could not read '1 2': expected 5 whole numbers, found 2" in text and "Nothing counted" in text
     assert text.count("Correct.") == 1
-    assert drills.generate("wordpiece", 7).answer_text in text  # '?' revealed the third
-    assert second.answer_text in text and "Answer:" in text  # the second answer was wrong: revealed
-    assert text.rstrip().endswith("1 of 2 answered right.")
+    assert second.answer_text in text  # the second answer was wrong: revealed
+    assert drills.generate("five-numbers", 7).answer_text in text  # '?' revealed the third
+    summary = text.split("Summary by topic\n")[1].splitlines()
+    assert summary[1].split() == ["five-numbers", "3", "1", "1", "1", "0:00"]
+    assert "python -m toklab drill five-numbers --seed 7" in text.split("To work on")[1]
 
 
 def test_interactive_in_a_real_terminal():
@@ -108,17 +183,21 @@ def test_interactive_in_a_real_terminal():
     child = pexpect.spawn(sys.executable, ["-m", "toklab", "drill", "five-numbers", "--seed", "3"],
                           env=ENV, encoding="utf-8", timeout=60)
     child.expect_exact("> ")
-    child.sendline(p.answer_text)
-    child.expect_exact("Correct.")
-    child.expect_exact("Enter for the next problem, q to quit: ")
     child.sendline("")
-    child.expect_exact("== five-numbers, seed 4 ==")
+    child.expect_exact("Type your answer as")
+    child.expect_exact("> ")
+    child.sendline(" ".join(f"{n:,}" for n in p.answer))  # 100,256 as the prompt writes it
+    child.expect_exact("Correct.")
+    child.expect_exact("Enter for the next item, q to quit: ")
+    child.sendline("")
+    child.expect_exact(_header("five-numbers", 4))
     child.expect_exact("> ")
     child.sendline("1 2 3 4 5")
     child.expect_exact("is wrong")
     child.expect_exact("q to quit: ")
     child.sendline("q")
-    child.expect_exact("1 of 2 answered right.")
+    child.expect_exact("Summary by topic")
+    child.expect_exact("five-numbers")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0

@@ -15,12 +15,19 @@ Files:
 - `bpe`: ``bpe-train`` (merges of a small corpus with a tie) and ``bpe-encode``
   (encoding with given ranks: the rank-vs-frequency trap);
 - `wordpiece`: ``wordpiece`` (longest match first, whole-word ``[UNK]``);
-- `unigram`: ``unigram-viterbi`` and ``unigram-forward`` (random probabilities);
+- `unigram`: ``unigram-viterbi`` and ``unigram-forward`` (random unigram models);
 - `measures`: ``fertility-bpb`` (a real text under ``cl100k_base``) and
   ``five-numbers`` (a real rank file with new specials);
-- `prefix`: ``prefix-instability`` (a cut prompt and the tokens to back off).
+- `prefix`: ``prefix-instability`` (a cut prompt and the tokens to back off);
+- `regularization`: ``bpe-dropout`` and ``unigram-sampling`` (what subword
+  regularization can vary, and what it cannot);
+- `bytelevel`: ``byte-level`` (UTF-8 bytes, GPT-2's pre-tokens and byte map, on real text);
+- `questions` (with `questions_source`, its data): §8's twenty-five questions, for
+  reveal-and-self-grade drilling;
+- `session`: a session's plan (turns, missed topics again, a second round) and its
+  summary by topic.
 
-``python -m toklab drill [TOPIC] [--seed N]`` drills in a terminal.
+``python -m toklab drill [TOPIC ...]`` drills in a terminal (`toklab.cli.drill`).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import random
 import secrets
 from collections.abc import Callable
 
-from . import bpe, measures, prefix, unigram, wordpiece
+from . import bpe, bytelevel, measures, prefix, regularization, unigram, wordpiece
 from .problem import Mistake, Part, Problem
 
 __all__ = ["TOPICS", "DESCRIPTIONS", "generate", "Problem", "Part", "Mistake"]
@@ -43,6 +50,9 @@ _GENERATORS: dict[str, tuple[Callable[[random.Random, str, int], Problem], str]]
     "fertility-bpb": (measures.fertility_problem, "bytes, tokens per byte, loss per token, BPB of a real text"),
     "five-numbers": (measures.five_numbers_problem, "ordinary, special, len, max ID + 1, embedding rows"),
     "prefix-instability": (prefix.problem, "encode a cut prompt; how many tokens to back off"),
+    "bpe-dropout": (regularization.dropout_problem, "what BPE-dropout can output: how many segmentations, fewest tokens"),
+    "unigram-sampling": (regularization.sampling_problem, "sampling with P(z)^α: the best segmentation's chance at two α"),
+    "byte-level": (bytelevel.problem, "UTF-8 bytes, GPT-2 pre-tokens, Ġ and Ċ of a real text: most and fewest tokens"),
 }
 
 #: The topic names, in the order the book introduces them.

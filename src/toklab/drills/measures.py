@@ -18,7 +18,7 @@ import re
 
 from .. import corpus, metrics, vocabs
 from ..bpe import ByteBPE
-from .problem import Mistake, Part, Problem, read_ints, read_numbers, show_number, split_parts
+from .problem import SIG_DIGITS, Mistake, Part, Problem, read_ints, read_numbers, show_number, split_parts
 
 __all__ = ["fertility_problem", "five_numbers_problem", "BASES", "NEW_SPECIALS", "cl100k"]
 
@@ -105,7 +105,8 @@ def fertility_problem(rng: random.Random, topic: str, seed: int) -> Problem:
         f"cl100k_base cuts it into {n_tokens} tokens, and a language model gives those tokens a total negative "
         f"log-likelihood of {nll} nats.\n"
         "UTF-8 sizes: an ASCII character is 1 byte, a Chinese character or punctuation mark 3, an emoji 4.\n"
-        "Give the number of UTF-8 bytes B, the tokens per byte, the loss per token (nats) and the BPB."
+        "Give the number of UTF-8 bytes B, the tokens per byte, the loss per token (nats) and the BPB, "
+        f"the last three to {SIG_DIGITS} significant digits."
     )
 
     def read(s: str) -> tuple:
@@ -113,7 +114,8 @@ def fertility_problem(rng: random.Random, topic: str, seed: int) -> Problem:
         return (read_ints(b, 1)[0], read_numbers(tpb, 1)[0], read_numbers(loss, 1)[0], read_numbers(bpb, 1)[0])
 
     return Problem(topic, seed, prompt, tuple(p.live() for p in parts), solution,
-                   'four numbers separated by ";": bytes ; tokens per byte ; loss per token ; BPB',
+                   'four numbers separated by ";": bytes ; tokens per byte ; loss per token ; BPB '
+                   f'(the last three to {SIG_DIGITS} significant digits)',
                    {"text": text, "tokens": n_tokens, "nll": nll}, read,
                    lambda a: " ; ".join([str(a[0])] + [show_number(x) for x in a[1:]]))
 
@@ -178,6 +180,6 @@ def five_numbers_problem(rng: random.Random, topic: str, seed: int) -> Problem:
         "(largest ID + 1) and the embedding rows."
     )
     return Problem(topic, seed, prompt, tuple(p.live() for p in parts), solution,
-                   "five whole numbers separated by spaces, without thousands separators",
+                   "five whole numbers separated by spaces (100,256 or 100256)",
                    {"base": name, "specials": every, "new_specials": ids, "multiple": multiple},
                    lambda s: tuple(read_ints(s, 5)), lambda a: " ".join(map(str, a)))

@@ -26,6 +26,9 @@ __all__ = [
     "Part",
     "Problem",
     "close",
+    "SIG_DIGITS",
+    "precision_note",
+    "number_words",
     "read_tokens",
     "read_merges",
     "read_numbers",
@@ -37,7 +40,10 @@ __all__ = [
     "first_difference",
 ]
 
-#: Relative tolerance for numeric answers: four significant digits are enough.
+#: Numeric answers are asked for to this many significant digits (the prompts say so) ...
+SIG_DIGITS = 4
+#: ... and accepted within this relative error, which every correctly rounded answer meets
+#: (rounding to 4 significant digits moves a number by at most 5 parts in 10,000).
 REL_TOL = 1e-3
 
 
@@ -49,6 +55,33 @@ def close(got: Any, expected: Any) -> bool:
     if isinstance(got, bool) or not isinstance(got, (int, float)):
         return False
     return math.isclose(float(got), float(expected), rel_tol=REL_TOL, abs_tol=1e-12)
+
+
+def _round_sig(x: float, digits: int) -> float:
+    return float(f"{x:.{digits}g}")
+
+
+def precision_note(got: Any, expected: Any) -> str | None:
+    """Feedback for a number that is the right one rounded to fewer than `SIG_DIGITS` digits.
+
+    For a list, the first value that is not `close` is looked at. None when the number is
+    not a rounding of the right one (then it is simply wrong).
+    """
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(got, (list, tuple)) or len(got) != len(expected):
+            return None
+        for k, (g, e) in enumerate(zip(got, expected), 1):
+            if not close(g, e):
+                note = precision_note(g, e)
+                return f"value {k}: {note}" if note else None
+        return None
+    if isinstance(got, bool) or not isinstance(got, (int, float)) or close(got, expected):
+        return None
+    for digits in range(SIG_DIGITS - 1, 0, -1):
+        if math.isclose(float(got), _round_sig(float(expected), digits), rel_tol=1e-9, abs_tol=1e-15):
+            return (f"correct only to {digits} significant digit{'s' if digits > 1 else ''}; "
+                    f"give {SIG_DIGITS} (more is fine)")
+    return None
 
 
 def _exact(got: Any, expected: Any) -> bool:
@@ -115,6 +148,8 @@ class Part:
         for m in self.mistakes:
             if self.same(got, m.value):
                 return False, m.feedback()
+        if self.numeric and (note := precision_note(got, self.value)):
+            return False, note
         return False, self.hint(got) if self.hint else "not the right value"
 
 
@@ -240,9 +275,26 @@ def read_merges(text: str) -> list[tuple[str, str]]:
     return merges
 
 
+_GROUPED = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+
+
+def number_words(text: str) -> list[str]:
+    """The numbers of a typed list, as words: split at spaces, ``;`` and commas, except that a
+    comma between digit groups of three is a thousands separator (``100,256`` is one number,
+    as the prompts write it; ``1,2`` and ``0.5,0.25`` are two)."""
+    words = []
+    for word in re.split(r"[\s;]+", text.strip()):
+        word = word.strip(",")
+        if _GROUPED.fullmatch(word):
+            words.append(word.replace(",", ""))
+        else:
+            words.extend(w for w in word.split(",") if w)
+    return words
+
+
 def read_numbers(text: str, n: int | None = None) -> list[float]:
-    """Numbers separated by spaces or commas; exactly ``n`` of them when ``n`` is given."""
-    words = [w for w in re.split(r"[\s,]+", text.strip()) if w]
+    """Numbers separated by spaces or commas (``100,256.5`` is one); exactly ``n`` of them when ``n`` is given."""
+    words = number_words(text)
     try:
         values = [float(w) for w in words]
     except ValueError:
@@ -255,12 +307,12 @@ def read_numbers(text: str, n: int | None = None) -> list[float]:
 
 
 def read_ints(text: str, n: int | None = None) -> list[int]:
-    """Whole numbers (``100,277`` style thousands separators are not allowed: use spaces between numbers)."""
-    words = [w.replace("_", "") for w in re.split(r"[\s,;]+", text.strip()) if w]
-    if not all(re.fullmatch(r"-?\d+", w) for w in words):
+    """Whole numbers separated by spaces; ``100,256`` and ``100_256`` are one number each."""
+    words = [w.replace("_", "") for w in number_words(text)]
+    if not all(re.fullmatch(r"[-+]?\d+", w) for w in words):
         raise ValueError("expected whole numbers separated by spaces")
     if n is not None and len(words) != n:
-        raise ValueError(f"expected {n} whole numbers, found {len(words)}")
+        raise ValueError(f"expected {n} whole number{'s' if n != 1 else ''}, found {len(words)}")
     return [int(w) for w in words]
 
 

@@ -1,4 +1,4 @@
-"""Unigram by hand: the best segmentation (Viterbi) and the forward table, on random probabilities.
+"""Unigram by hand: the best segmentation (Viterbi) and the forward table, on random models.
 
 The answers come from `toklab.unigram.reference_viterbi` (on the logs of the
 probabilities) and `toklab.unigram.reference_forward`. Each problem's best path is
@@ -13,21 +13,28 @@ from collections.abc import Mapping, Sequence
 
 from .. import unigram
 from .bpe import ATTEMPTS, LETTERS
-from .problem import (Mistake, Part, Problem, read_numbers, read_tokens, show_number, show_tokens,
+from .problem import (SIG_DIGITS, Mistake, Part, Problem, read_numbers, read_tokens, show_number, show_tokens,
                       split_parts)
 
 __all__ = ["random_model", "viterbi_problem", "forward_problem", "viterbi_values", "greedy_longest"]
 
 
 def random_model(rng: random.Random) -> tuple[str, dict[str, float]]:
-    """A text of 4-6 letters and probabilities for its letters and a few of its substrings."""
+    """A text of 4-6 letters and a unigram model over its letters and a few of its substrings.
+
+    The probabilities are whole hundredths that sum to 1 (a distribution, as a trained model's
+    are), each at least 0.02: the stick of 100 hundredths is cut at random points.
+    """
     alphabet = "".join(rng.sample(LETTERS, rng.choice((2, 3))))
     text = "".join(rng.choice(alphabet) for _ in range(rng.randint(4, 6)))
     pieces = set(text)
     substrings = sorted({text[i:j] for i in range(len(text)) for j in range(i + 2, min(i + 4, len(text)) + 1)})
     pieces |= set(rng.sample(substrings, min(len(substrings), rng.randint(3, 5))))
-    probs = {p: rng.randint(5, 45) / 100 for p in sorted(pieces, key=lambda p: (len(p), p))}
-    return text, probs
+    ordered = sorted(pieces, key=lambda p: (len(p), p))
+    spare = 100 - 2 * len(ordered)
+    cuts = sorted(rng.randint(0, spare) for _ in range(len(ordered) - 1))
+    shares = [b - a for a, b in zip([0, *cuts], [*cuts, spare])]
+    return text, {p: (2 + k) / 100 for p, k in zip(ordered, shares)}
 
 
 def _path_prob(pieces: Sequence[str], probs: Mapping[str, float]) -> float:
@@ -103,7 +110,7 @@ def viterbi_problem(rng: random.Random, topic: str, seed: int) -> Problem:
                 f"(P(x) over all {len(ranked)} segmentations is {show_number(marginal)}).")
     prompt = (
         "Unigram segmentation (Viterbi).\n"
-        f"Pieces: {_probs_text(probs)}\n"
+        f"Pieces of a unigram model (their probabilities sum to 1): {_probs_text(probs)}\n"
         f"Text: {text!r}. A segmentation's probability is the product of its pieces' probabilities.\n"
         "What is the most probable segmentation, and its probability?"
     )
@@ -113,7 +120,7 @@ def viterbi_problem(rng: random.Random, topic: str, seed: int) -> Problem:
         return read_tokens(pieces), read_numbers(prob, 1)[0]
 
     return Problem(topic, seed, prompt, (seg_part.live(), prob_part.live()), solution,
-                   'the pieces, then ";" and the probability, e.g. "ab ab ; 0.16"',
+                   f'the pieces, then ";" and the probability to {SIG_DIGITS} significant digits, e.g. "ab ab ; 0.1600"',
                    {"text": text, "probs": probs}, read, lambda ans: f"{show_tokens(ans[0])} ; {show_number(ans[1])}")
 
 
@@ -139,12 +146,12 @@ def forward_problem(rng: random.Random, topic: str, seed: int) -> Problem:
                                        else "f_i sums f_j x p(text[j:i]) over every piece that ends at i"))
     prompt = (
         "Unigram forward algorithm.\n"
-        f"Pieces: {_probs_text(probs)}\n"
+        f"Pieces of a unigram model (their probabilities sum to 1): {_probs_text(probs)}\n"
         f"Text: {text!r}. Let f0 = 1 and f_i = the total probability of all segmentations of the first i "
         "letters, summed over the pieces that end at position i: f_i = sum of f_j * p(text[j:i]).\n"
         f"What are f1 to f{n}?"
     )
     return Problem(topic, seed, prompt, (part.live(),), "\n".join(_forward_lines(text, probs, f)),
-                   f'{n} numbers separated by spaces, f1 first, to 4 significant digits',
+                   f'{n} numbers separated by spaces, f1 first, to {SIG_DIGITS} significant digits',
                    {"text": text, "probs": probs}, lambda s: read_numbers(s, n),
                    lambda ans: " ".join(show_number(x) for x in ans))

@@ -1,9 +1,11 @@
 """WordPiece by hand: longest match first, and a whole word to ``[UNK]`` when any position fails.
 
-The answer comes from `toklab.wordpiece.reference.encode_word`, word by word. Each
-problem's sentence has a word that fails after a first match (so keeping the pieces
-found so far is caught) and, whenever the draw allows, a word where greedy matching walks
-into a dead end although another segmentation exists (so backtracking is caught).
+The answer comes from `toklab.wordpiece.reference.encode_word`, word by word. A
+problem's sentence has three or four words, of which none, one or two fail: a failing
+word either fails after a first match (so keeping the pieces found so far is caught) or,
+more often, walks greedy matching into a dead end although another segmentation exists
+(so backtracking is caught). Every word that encodes takes a ## piece, and a piece of two
+letters or more.
 """
 
 from __future__ import annotations
@@ -98,28 +100,47 @@ def _vocab(rng: random.Random, alphabet: str) -> list[str]:
     return sorted(plain) + sorted(cont)
 
 
+#: How many of a sentence's words fail (become [UNK]), and how often: none, one, or two.
+FAILING = (0, 1, 1, 2, 2)
+
+
+def _teaches(word: str, vocab: Sequence[str]) -> bool:
+    """A word worth encoding: it takes a ## piece, and a piece of two letters or more somewhere."""
+    pieces = encode_word(word, vocab)
+    return len(pieces) > 1 and any(len(p.removeprefix(PREFIX)) > 1 for p in pieces)
+
+
 def problem(rng: random.Random, topic: str, seed: int) -> Problem:
-    """``wordpiece``: encode a three-word sentence with a small vocabulary."""
-    want_dead_end = rng.random() < 0.8
+    """``wordpiece``: encode a sentence of three or four words with a small vocabulary.
+
+    None, one or two of its words fail (a candidate who expects exactly one [UNK] is caught);
+    a failing word is, in most problems, a greedy dead end (another segmentation exists), else
+    a word that fails after a first match. Every word that encodes takes a longer piece somewhere.
+    """
+    n_words = rng.choice((3, 3, 4))
+    n_fail = rng.choice(FAILING)
+    dead_ends = sum(rng.random() < 0.7 for _ in range(n_fail))
     for _ in range(ATTEMPTS):
         alphabet = "".join(sorted(rng.sample(LETTERS, 3)))
         vocab = _vocab(rng, alphabet)
         pool = sorted({"".join(rng.choice(alphabet) for _ in range(rng.randint(3, 5))) for _ in range(60)})
         kinds: dict[str, list[str]] = {"dead end": [], "fails": [], "encodes": []}
         for w in pool:
-            right_w = encode_word(w, vocab)
-            if right_w != [UNK]:
-                kinds["encodes"].append(w)
+            if encode_word(w, vocab) != [UNK]:
+                if _teaches(w, vocab):
+                    kinds["encodes"].append(w)
             elif backtracking(w, vocab) != [UNK]:
                 kinds["dead end"].append(w)
             elif keep_found_pieces(w, vocab) != [UNK]:
                 kinds["fails"].append(w)
-        failing = kinds["dead end"] if want_dead_end else kinds["fails"]
-        if failing and len(kinds["encodes"]) >= 2:
-            words = [rng.choice(failing), *rng.sample(kinds["encodes"], 2)]
+        if (len(kinds["dead end"]) >= dead_ends and len(kinds["fails"]) >= n_fail - dead_ends
+                and len(kinds["encodes"]) >= n_words - n_fail):
+            words = [*rng.sample(kinds["dead end"], dead_ends), *rng.sample(kinds["fails"], n_fail - dead_ends),
+                     *rng.sample(kinds["encodes"], n_words - n_fail)]
             rng.shuffle(words)
             right = [encode_word(w, vocab) for w in words]
-            break
+            if n_fail or any(shortest_first(w, vocab) != r for w, r in zip(words, right)):
+                break
     else:  # pragma: no cover
         raise RuntimeError("no WordPiece problem found; this is a bug in toklab.drills")
     tokens = [t for r in right for t in r]
@@ -140,7 +161,7 @@ def problem(rng: random.Random, topic: str, seed: int) -> Problem:
 
     def hint(got: object) -> str:
         if not isinstance(got, list):
-            return "give the tokens of all three words in order"
+            return f"give the tokens of all {len(words)} words in order"
         return (f"{first_difference(got, tokens)}. Encode each word on its own: the longest entry at the start "
                 "(plain), then the longest ## entry at each later position; if none matches, the word is [UNK]")
 
@@ -149,7 +170,7 @@ def problem(rng: random.Random, topic: str, seed: int) -> Problem:
     prompt = (
         "WordPiece encoding (longest match first).\n"
         f"Vocabulary: {' '.join(vocab)} {UNK}\n"
-        f"Encode the text {' '.join(words)!r} (three words; spaces separate words).\n"
+        f"Encode the text {' '.join(words)!r} ({len(words)} words; spaces separate words).\n"
         "What are its tokens?"
     )
     return Problem(topic, seed, prompt, (Part("tokens", tokens, mistakes, hint=hint).live(),), "\n".join(lines),
