@@ -1,8 +1,10 @@
 # Tokenization, from bytes to production — build the book, run the tests.
 #
-#   make book       set up .venv (once), execute every chapter, build _build/html (strict)
+#   make book       set up .venv (once), build _build/html (strict) from the executed notebooks
 #   make test       set up .venv (once), then: pytest tests → pairing check → nbval → book
-#                   → student edition → site tests (headless Chromium, network blocked)
+#                   → student edition → site tests (headless Chromium, network blocked),
+#                   and each stage's wall time
+#   make check      the edit loop: unit tests and notebooks the current change can affect
 #   make test-site  only the site tests, on what make book and make student built
 #   make notebooks  re-sync notebooks/*.ipynb from book/*.md and re-execute them in place
 #   make student    the student edition (no solutions) into _build/student/_build/html
@@ -46,10 +48,10 @@ JB_STRICT := -W -n --keep-going
 # (--dist loadfile: a notebook's cells share one kernel, in order).
 NBVAL     := --nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg -n $(TEST_WORKERS) --dist loadfile
 
-.PHONY: help setup book test test-unit test-pairing test-nbval test-site browser notebooks student serve bench clean distclean
+.PHONY: help setup book test check test-unit test-pairing test-nbval test-site browser notebooks student serve bench clean distclean
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------------------- set-up
 # Runs once; again only when requirements.txt or pyproject.toml change.
@@ -156,6 +158,19 @@ test-site: $(STAMP) browser
 	@rc=0; $(BIN)/python -m pytest tests/site || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "FAIL: pytest collected no tests in tests/site (exit 5)" >&2; exit 1; fi; \
 	exit $$rc
+
+# The edit loop, not a substitute for make test: the unit tests and chapter notebooks a
+# change can affect since BASE (default HEAD: uncommitted and new files), picked by
+# tests/changed.py. A changed chapter is synced to its notebook first, so nbval compares
+# the notebook's committed outputs with a fresh run (run make notebooks if they differ).
+BASE ?= HEAD
+check: $(STAMP)
+	@sel=$$($(BIN)/python tests/changed.py $(BASE)); \
+	tests=$$(sed -n 1p <<<"$$sel"); notebooks=$$(sed -n 2p <<<"$$sel"); \
+	if [ -z "$$tests$$notebooks" ]; then echo "make check: no tests or chapters changed since $(BASE)"; exit 0; fi; \
+	for nb in $$notebooks; do $(BIN)/jupytext --quiet --sync "book/$$(basename "$${nb%.ipynb}").md"; done; \
+	if [ -n "$$tests" ]; then echo "== pytest $$tests"; $(BIN)/python -m pytest -n $(TEST_WORKERS) $$tests; fi; \
+	if [ -n "$$notebooks" ]; then echo "== nbval $$notebooks"; $(NBENV) $(BIN)/python -m pytest $(NBVAL) $$notebooks; fi
 
 # Headless Chromium for the site tests: Debian's chromium (and an emoji font, so the
 # screenshots show what a reader's device shows). Installed here when missing and this
