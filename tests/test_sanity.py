@@ -123,3 +123,15 @@ def test_a_file_that_cannot_be_imported_is_one_line_of_error(tmp_path):
     assert "\n" not in str(info.value)
     with pytest.raises(ValueError, match="is not a Python file"):
         sanity.load_impl(tmp_path / "missing.py")
+    leaves = tmp_path / "leaves.py"
+    leaves.write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"raised SystemExit: 3$"):
+        sanity.load_impl(leaves)
+
+
+def test_a_file_loads_as_an_import_would(tmp_path):
+    """A reader's dataclass needs its module in sys.modules, as after a real import."""
+    mine = tmp_path / "with_dataclass.py"
+    mine.write_text("from __future__ import annotations\nfrom dataclasses import dataclass\n\n\n"
+                    "@dataclass\nclass Merge:\n    left: str\n    right: str\n", encoding="utf-8")
+    assert sanity.load_impl(mine).Merge("a", "b").left == "a"

@@ -38,6 +38,7 @@ import functools
 import importlib.util
 import math
 import random
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
@@ -272,11 +273,14 @@ def load_impl(path: str | Path) -> ModuleType:
     path = Path(path)
     if path.suffix != ".py" or not path.is_file():
         raise ValueError(f"{path} is not a Python file")
-    spec = importlib.util.spec_from_file_location(f"toklab_impl_{path.stem}", path)
+    name = f"toklab_impl_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # as an import would: dataclasses and pickle look the module up there
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - whatever the reader's file raises, say it in one line
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - whatever the reader's file raises, in one line
+        del sys.modules[name]
         raise ValueError(f"importing {path} raised {type(exc).__name__}: {exc}") from None
     return module
 
