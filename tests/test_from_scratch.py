@@ -130,6 +130,7 @@ def test_pattern_differs_where_the_file_says(fs, text, gpt2):
 
 
 def test_encoder_with_r50k_ranks_gives_tiktokens_ids(fs, real, corpus_texts):
+    """On the corpus, which the file's re pattern chunks as GPT-2's does (the test above)."""
     spec, _, enc = real("r50k_base")
     ranks = {fs.to_chars(token): rank for token, rank in spec.ranks.items()}
     assert list(ranks.values())[:256] == list(range(256)) and list(ranks)[:256] == list(fs.vocab([]))
