@@ -10,6 +10,12 @@ The checks look their functions up through the modules at call time
 (``unicode.bytes_to_unicode()``, not a name imported once), so that a function that
 breaks, or is replaced, makes its check fail.
 
+The same eight invariants also run on an implementation of one's own, such as the
+book's single-file ``tokenization_from_scratch.py`` (§7): `load_impl` imports a Python
+file, `impl_invariants` checks its functions against toklab's on the classic cases and
+on many more (``python -m toklab sanity --impl FILE``). `IMPL_NAMES` lists the functions
+each check calls and `IMPL_SIGNATURES` what each must do.
+
 1. D01 GPT-2's byte-to-character table is a bijection 256 -> 256 with 188 bytes kept
    and 68 shifted, in order, to U+0100 onwards; UTF-8 text survives the round trip.
 2. D02 training merges the most frequent pair; encoding follows the frozen ranks, not
@@ -28,17 +34,27 @@ breaks, or is replaced, makes its check fail.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import math
+import random
+import sys
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
-from . import bpe, corpus, extension, metrics, normalizers, sentencepiece_model, unicode, unigram, wordpiece
+from . import bpe, corpus, extension, metrics, normalizers, sentencepiece_model, unicode, unigram, vocabs, wordpiece
+from .pre_tokenizers import patterns
 from .bpe import ByteBPE
 from .sentencepiece import SentencePieceTokenizer
 
-__all__ = ["Invariant", "Result", "INVARIANTS", "run", "report"]
+__all__ = ["Invariant", "Result", "INVARIANTS", "run", "report", "IMPL_SIGNATURES", "IMPL_NAMES", "load_impl",
+           "missing_names", "impl_invariants"]
 
 
 @dataclass(frozen=True)
@@ -214,3 +230,240 @@ def report(results: list[Result]) -> str:
     verdict = (f"all {len(results)} invariants hold" if not failed
                else f"{len(failed)} of {len(results)} invariants FAILED: {', '.join(failed)}")
     return "\n".join([r.line() for r in results] + [verdict])
+
+
+# ---------------------------------------------------------------------------- an implementation of one's own
+
+#: What each function of an implementation (``sanity --impl FILE``) takes and returns. Tokens of a byte-level
+#: vocabulary are strings of GPT-2's characters (`toklab.unicode.bytes_to_unicode`), and ``ranks`` maps each token
+#: to its ID, which is also its rank: the 256 single bytes first, in the order of GPT-2's table, then the merges.
+IMPL_SIGNATURES: dict[str, str] = {
+    "bytes_to_unicode": "bytes_to_unicode() -> {byte: char}, GPT-2's table",
+    "train": "train({tuple of symbols: count}, num_merges) -> [(left, right), ...]; ties go to the smallest pair",
+    "encode_word": "encode_word(symbols, ranks) -> tokens: join the adjacent pair whose join ranks lowest, repeat",
+    "encode": "encode(text, ranks) -> IDs: GPT-2's chunks, their UTF-8 bytes as characters, encode_word",
+    "decode": "decode(ids, ranks) -> text",
+    "wordpiece": "wordpiece(word, vocab, unk='[UNK]') -> pieces, longest first, '##' after the first",
+    "viterbi": "viterbi(text, logp) -> (pieces, log probability); ties keep the earliest start of the last piece",
+    "forward": "forward(text, logp) -> log P(text), summed over every segmentation",
+    "segment": "segment(text, logp) -> pieces, with '<0xXX>' byte pieces for characters that are not pieces",
+    "decode_pieces": "decode_pieces(pieces) -> text",
+    "fertility": "fertility(n_tokens, text, unit) -> tokens per unit, unit 'bytes' or 'chars'",
+    "bits_per_byte": "bits_per_byte(nll_nats, text) -> bits per UTF-8 byte",
+    "extend": "extend(ranks, tokens) -> new ranks, each new token after every old ID",
+    "regression": "regression(old_ranks, new_ranks, texts) -> list of problems, [] if none",
+    "grow_rows": "grow_rows(rows, {new_id: [old_id, ...]}) -> None: append mean rows in place",
+}
+
+#: The functions each invariant calls, by label.
+IMPL_NAMES: dict[str, tuple[str, ...]] = {
+    "D01": ("bytes_to_unicode", "encode", "decode"),
+    "D02": ("train", "encode_word", "encode"),
+    "D03": ("wordpiece",),
+    "D04": ("viterbi", "forward"),
+    "D05": ("segment", "decode_pieces"),
+    "D06": ("encode",),
+    "D07": ("fertility", "bits_per_byte"),
+    "D08": ("extend", "regression", "grow_rows", "encode"),
+}
+
+
+def load_impl(path: str | Path) -> ModuleType:
+    """Import the Python file at ``path`` as a module; ValueError with one line if it cannot be imported."""
+    path = Path(path)
+    if path.suffix != ".py" or not path.is_file():
+        raise ValueError(f"{path} is not a Python file")
+    name = f"toklab_impl_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # as an import would: dataclasses and pickle look the module up there
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - whatever the reader's file raises, in one line
+        del sys.modules[name]
+        raise ValueError(f"importing {path} raised {type(exc).__name__}: {exc}") from None
+    return module
+
+
+def missing_names(module: ModuleType, labels: tuple[str, ...] = tuple(IMPL_NAMES)) -> list[str]:
+    """The functions the checks ``labels`` call that ``module`` does not define, in `IMPL_SIGNATURES` order."""
+    needed = {name for label in labels for name in IMPL_NAMES[label]}
+    return [name for name in IMPL_SIGNATURES if name in needed and not callable(getattr(module, name, None))]
+
+
+def _gpt2_ranks(merges=()) -> dict[str, int]:
+    ranks = {char: i for i, char in enumerate(unicode.bytes_to_unicode().values())}
+    for left, right in merges:
+        ranks.setdefault(left + right, len(ranks))
+    return ranks
+
+
+def _gpt2_words(text: str) -> Counter:
+    return Counter(tuple(unicode.to_proxy(chunk.encode("utf-8"))) for chunk in patterns.split(text, "gpt2"))
+
+
+def _plain_lines(text: str) -> list[str]:
+    """Lines every faithful GPT-2 chunker splits alike (no ², no U+001C-U+001F, nothing newer than Python's Unicode)."""
+    def plain(char: str) -> bool:
+        return unicodedata.category(char) not in ("No", "Nl", "Cn") and not "\x1c" <= char <= "\x1f"
+    return [line for line in text.splitlines(keepends=True) if all(map(plain, line))]
+
+
+def _expect(what: str, got, expected) -> None:
+    assert got == expected, f"{what} gave {got!r}, expected {expected!r}"
+
+
+def impl_bijection(impl: _Calls) -> str:
+    table, want = dict(impl.bytes_to_unicode()), unicode.bytes_to_unicode()
+    wrong = next((b for b in range(256) if table.get(b) != want[b]), None)
+    assert wrong is None, f"bytes_to_unicode()[{wrong}] is {table.get(wrong)!r}; in GPT-2's table it is {want[wrong]!r}"
+    assert len(table) == 256, f"bytes_to_unicode() has {len(table)} entries, not 256"
+    ranks = _gpt2_ranks()
+    for text in (ROUND_TRIP, corpus.held_out("mixed", 20_000, 3_000)):
+        ids = impl.encode(text, ranks)
+        _expect(f"with no merges, len(encode({text[:20]!r}...))", len(ids), len(text.encode("utf-8")))
+        _expect(f"decode(encode({text[:20]!r}...))", impl.decode(ids, ranks), text)
+    return "GPT-2's table; with no merges one token a byte, and texts round-trip"
+
+
+def impl_train_vs_encode(impl: _Calls) -> str:
+    words = {tuple("abab"): 3, tuple("abac"): 1}
+    _expect("train({abab: 3, abac: 1}, 3)", impl.train(words, 3), [("a", "b"), ("ab", "ab"), ("a", "c")])
+    for symbols, merges, tokens in (("abcbc", [("a", "b"), ("b", "c")], ["ab", "c", "bc"]),
+                                    ("abc", [("b", "c"), ("a", "b")], ["a", "bc"]), ("aaa", [("a", "a")], ["aa", "a"])):
+        _expect(f"encode_word({symbols!r}) with merges {merges}", impl.encode_word(list(symbols), _gpt2_ranks(merges)),
+                tokens)
+    words = _gpt2_words("\n".join(corpus.load(name, 4_000) for name in ("en", "zh", "code")))
+    _expect("train on 12 kB of English, Chinese and code (40 merges)", impl.train(words, 40),
+            bpe.reference_train(words, 40))
+    spec = vocabs.load("r50k_base")
+    ranks, real = {unicode.to_proxy(t): i for t, i in spec.ranks.items()}, ByteBPE.from_tiktoken("r50k_base")
+    lines = _plain_lines(corpus.held_out("en", 30_000, 3_000) + corpus.held_out("code", 30_000, 3_000))
+    for line in lines:
+        _expect(f"encode({line!r}) with r50k_base's ranks", impl.encode(line, ranks), real.encode_ordinary(line))
+    return f"abcbc -> ab c bc; merges as toklab's; {len(lines)} lines as r50k_base encodes them"
+
+
+def impl_wordpiece(impl: _Calls) -> str:
+    for vocab, expected in (({"a", "##b", "##bc"}, ["a", "##bc"]), ({"a", "##b"}, ["[UNK]"]),
+                            ({"a", "ab", "##bc"}, ["[UNK]"])):
+        _expect(f"wordpiece('abc', {sorted(vocab)})", impl.wordpiece("abc", vocab), expected)
+    rng = random.Random(2007)
+    for _ in range(300):
+        vocab = {"".join(rng.choice("ab") for _ in range(rng.randint(1, 3))) for _ in range(4)}
+        vocab |= {"##" + "".join(rng.choice("ab") for _ in range(rng.randint(1, 3))) for _ in range(4)}
+        word = "".join(rng.choice("ab") for _ in range(rng.randint(1, 7)))
+        _expect(f"wordpiece({word!r}, {sorted(vocab)})", impl.wordpiece(word, vocab),
+                wordpiece.reference.encode_word(word, vocab))
+    return "abc -> a ##bc, or [UNK] twice; 300 random words as toklab's"
+
+
+def impl_unigram(impl: _Calls) -> str:
+    probs = {"a": 0.15, "b": 0.15, "ab": 0.40, "aba": 0.20, "bab": 0.10}
+    logp = {p: math.log(v) for p, v in probs.items()}
+    pieces, score = impl.viterbi("abab", logp)
+    assert pieces == ["ab", "ab"] and math.isclose(score, math.log(0.16)), f"viterbi('abab') gave {pieces}, {score}"
+    total = impl.forward("abab", logp)
+    assert math.isclose(total, math.log(0.22350625)), f"forward('abab') gave {total}, expected log 0.22350625"
+    rng = random.Random(2008)
+    for _ in range(200):
+        table = {"a": 0.2, "b": 0.2} | {"".join(rng.choice("ab") for _ in range(rng.randint(2, 4))): rng.random()
+                                        for _ in range(4)}
+        logp = {p: math.log(v) for p, v in table.items()}
+        text = "".join(rng.choice("ab") for _ in range(rng.randint(1, 9)))
+        best = unigram.reference_viterbi(text, logp)
+        got = impl.viterbi(text, logp)
+        assert got[0] == best and math.isclose(got[1], sum(logp[p] for p in best)), f"viterbi({text!r}) gave {got}"
+        want = math.log(unigram.reference_forward(text, table)[-1])
+        assert math.isclose(impl.forward(text, logp), want), f"forward({text!r}) is not log {math.exp(want)}"
+    logp = {"a": math.log(0.01), "b": math.log(0.01), "ab": math.log(0.001)}
+    want = unigram.Unigram(logp).marginal_likelihood("ab" * 150)  # about e^-1020: 0.0 as a float
+    got = impl.forward("ab" * 150, logp)
+    assert math.isclose(got, want), f"forward('abab...', 300 characters) gave {got}, expected {want:.6g}: log space?"
+    return f"0.16 and 0.22350625; 200 random texts as toklab's; log P = {want:.0f}, no underflow"
+
+
+def impl_coverage_vs_fidelity(impl: _Calls) -> str:
+    logp = {char: math.log(1 / 3) for char in "A1 "}
+    _expect("segment('A 龘')", impl.segment("A 龘", logp), ["A", " ", "<0xE9>", "<0xBE>", "<0x98>"])
+    lost = impl.decode_pieces(impl.segment(unicodedata.normalize("NFKC", "Ａ①"), logp))
+    _expect("decode_pieces(segment(NFKC('Ａ①')))", lost, "A1")
+    rng = random.Random(2009)
+    logp = {p: math.log(v) for p, v in {"a": 0.3, "b": 0.3, "ab": 0.2, " ": 0.1, "é": 0.1}.items()}
+    model = unigram.Unigram(logp, byte_fallback=True)
+    for _ in range(200):
+        text = "".join(rng.choice("ab é龘🙂\x00") for _ in range(rng.randint(1, 8)))
+        pieces = impl.segment(text, logp)
+        _expect(f"segment({text!r})", pieces, model.viterbi(text))
+        _expect(f"decode_pieces(segment({text!r}))", impl.decode_pieces(pieces), text)
+    return "龘 -> 3 byte pieces and back, Ａ① -> A1; 200 random texts as toklab's, round-tripping"
+
+
+def impl_prefix_instability(impl: _Calls) -> str:
+    ranks = _gpt2_ranks([("a", "b"), ("ab", "c")])
+    short, full = impl.encode("ab", ranks), impl.encode("abc", ranks)
+    _expect("encode('ab'), encode('abc') with merges a+b, ab+c", (short, full), ([256], [257]))
+    return "encode('ab') = [ab] does not start encode('abc') = [abc]"
+
+
+def impl_measures(impl: _Calls) -> str:
+    for name in ("en", "zh", "mixed"):
+        text = corpus.held_out(name, 20_000, 2_000)
+        for unit in ("bytes", "chars"):
+            want = 1000 / metrics.count_units(text, unit)
+            assert math.isclose(impl.fertility(1000, text, unit), want), f"fertility per {unit} on {name} is off"
+        want = metrics.bits_per_byte(1234.5, metrics.count_units(text, "bytes"))
+        assert math.isclose(impl.bits_per_byte(1234.5, text), want), f"bits_per_byte on {name} is not {want:.4f}"
+    bpb = impl.bits_per_byte(4.0, "8 bytes!")
+    assert math.isclose(bpb, 4.0 / (8 * math.log(2))), f"bits_per_byte(4.0, 8 bytes) gave {bpb}, expected 0.7213"
+    return "per byte, per character and BPB as toklab.metrics; 4.0 nats / 8 bytes = 0.7213"
+
+
+def impl_extension(impl: _Calls) -> str:
+    sample = corpus.load("en", 6_000)
+    merges = bpe.reference_train(_gpt2_words(sample), 81)
+    old = _gpt2_ranks(merges[:80])
+    word, special = "".join(merges[80]), "<|tool|>"
+    new = impl.extend(old, [word, special])
+    _expect("extend(...) for two new tokens", new, old | {word: len(old), special: len(old) + 1})
+    texts = sample.splitlines()[:60] + [special + " as text", ROUND_TRIP]
+    _expect("regression of a good extension", impl.regression(old, new, texts), [])
+    assert new[word] in [i for t in texts for i in impl.encode(t, new)], f"the new token {word!r} is never used"
+    moved = {t: i + (i >= 300) for t, i in old.items()} | {special: 300}
+    assert impl.regression(old, moved, texts), "regression did not notice that every ID from 300 on moved"
+    rows = head = [[float(i), float(i % 7)] for i in range(len(old))]
+    source = impl.encode(" call a tool", old)
+    impl.grow_rows(rows, {len(old): source})
+    mean = [sum(rows[i][k] for i in source) / len(source) for k in (0, 1)]
+    assert rows is head and len(rows) == len(old) + 1 and rows[-1] == mean, "grow_rows: not one mean row, in place"
+    return f"{len(texts)} texts as before with {word!r} added; moved IDs caught; mean row, tied head"
+
+
+_IMPL_CHECKS = (impl_bijection, impl_train_vs_encode, impl_wordpiece, impl_unigram, impl_coverage_vs_fidelity,
+                impl_prefix_instability, impl_measures, impl_extension)
+
+
+class _Calls:
+    """A module whose functions, when they raise, say which call raised (the check's failure then names it)."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Callable:
+        function = getattr(self._module, name)
+
+        def call(*args):
+            try:
+                return function(*args)
+            except Exception as exc:  # noqa: BLE001 - the reader's code may raise anything
+                shown = ", ".join(r if len(r := repr(a)) <= 40 else r[:37] + "..." for a in args)
+                raise AssertionError(f"{name}({shown}) raised {type(exc).__name__}: {exc}") from exc
+
+        return call
+
+
+def impl_invariants(module: ModuleType, labels: tuple[str, ...] | None = None) -> tuple[Invariant, ...]:
+    """The eight invariants (or those in ``labels``, in that order) as checks of ``module``'s functions."""
+    pairs = {inv.label: (inv, check) for inv, check in zip(INVARIANTS, _IMPL_CHECKS)}
+    return tuple(Invariant(label, pairs[label][0].title, functools.partial(pairs[label][1], _Calls(module)))
+                 for label in (labels or tuple(pairs)))

@@ -274,3 +274,50 @@ def test_in_process_runs_share_the_registry_error_handling(capsys):
     assert cli.main(["drill", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("toklab drill: error: unknown topic 'nope'") and err.count("\n") == 1
+
+
+SCRATCH = Path(__file__).resolve().parents[2] / "book" / "code" / "tokenization_from_scratch.py"
+
+
+def test_sanity_checks_a_file_of_ones_own():
+    out = toklab("sanity", "--impl", str(SCRATCH))
+    lines = out.stdout.splitlines()
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert [line[:11] for line in lines[:8]] == [f"PASS  [D0{k}]" for k in range(1, 9)]
+    assert lines[8] == "all 8 invariants hold" and len(lines) == 9
+
+
+def test_sanity_impl_names_what_a_file_lacks_in_one_line(tmp_path):
+    mine = tmp_path / "my_tokenization.py"
+    mine.write_text("def bytes_to_unicode():\n    return {}\n", encoding="utf-8")
+    out = toklab("sanity", "--impl", str(mine))
+    assert out.returncode == 2 and out.stdout == ""
+    (line,) = out.stderr.strip().splitlines()
+    assert line == (f"toklab sanity: error: {mine} does not define train, encode_word, encode, decode, wordpiece, "
+                    "viterbi, forward, segment, decode_pieces, fertility, bits_per_byte, extend, regression, "
+                    "grow_rows, which D01, D02, D03, D04, D05, D06, D07, D08 call (see sanity --help)")
+    # Only the chosen check's functions are needed; this one fails, saying what went wrong.
+    out = toklab("sanity", "D01", "--impl", str(mine))
+    assert out.returncode == 2 and "does not define encode, decode, which D01 calls" in out.stderr
+    mine.write_text(mine.read_text() + "def encode(text, ranks):\n    return []\n"
+                    "def decode(ids, ranks):\n    return ''\n", encoding="utf-8")
+    out = toklab("sanity", "D01", "--impl", str(mine))
+    assert out.returncode == 1
+    assert out.stdout.splitlines()[0] == ("FAIL  [D01] bytes_to_unicode is a bijection: AssertionError: "
+                                          "bytes_to_unicode()[0] is None; in GPT-2's table it is 'Ā'")
+
+
+def test_sanity_impl_refuses_a_file_it_cannot_import(tmp_path):
+    mine = tmp_path / "mine.py"
+    mine.write_text("import numpy_that_is_not_there\n", encoding="utf-8")
+    out = toklab("sanity", "--impl", str(mine))
+    assert out.returncode == 2
+    assert out.stderr.strip() == (f"toklab sanity: error: importing {mine} raised ModuleNotFoundError: "
+                                  "No module named 'numpy_that_is_not_there'")
+
+
+def test_sanity_help_lists_the_functions_a_file_must_define():
+    from toklab import sanity
+
+    help_text = toklab("sanity", "--help").stdout
+    assert all(f"  {signature}\n" in help_text for signature in sanity.IMPL_SIGNATURES.values())

@@ -38,7 +38,7 @@ SOURCE = r'''(ch08-l1)=
 ```
 
 **Common mistake.** An encoder that merges the most frequent pair *of the input*: it trains again at encode time, gives tokens that depend on the surrounding text, and still decodes correctly, so a round-trip test never catches it.
-**Shown in** {ref}`ch02_1-worked`, {ref}`ch02_1-encoding`, {ref}`ch02_1-pitfall`, {ref}`ch02_1-overlap`, {ref}`ch02_1-pretokens`; drills `bpe-train` and `bpe-encode`.
+**Shown in** {ref}`ch02_1-worked`, {ref}`ch02_1-encoding`, {ref}`ch02_1-pitfall`, {ref}`ch02_1-overlap`, {ref}`ch02_1-pretokens`; written from scratch, on one page, in {ref}`ch07-train`, {ref}`ch07-encode` and {ref}`ch07-chunks`; drills `bpe-train` and `bpe-encode`.
 
 (ch08-q3)=
 ### Q3. Why does byte-level BPE have no out-of-vocabulary input, and what does it cost?
@@ -438,11 +438,14 @@ HEADINGS = {
     'ch06-canine': '§6 “CANINE: code points, hashes and downsampling”',
     'ch06-megabyte': '§6 “MegaByte: fixed patches, a global and a local model”',
     'ch06-obstacles': '§6 “What still stands in the way”',
-    'ch07-d03': "§7 “D03: WordPiece's whole-word `[UNK]`”",
-    'ch07-d04': '§7 “D04: Viterbi and forward”',
-    'ch07-d05': '§7 “D05: coverage is not fidelity”',
-    'ch07-d06': '§7 “D06: prefix instability”',
-    'ch07-d08': "§7 “D08: an extension's regression test”",
+    'ch07-chunks': '§7 “4. Byte-level BPE over chunks”',
+    'ch07-d03': '§7 “5. WordPiece: longest match first”',
+    'ch07-d04': '§7 “6. Unigram: Viterbi and forward, in log space”',
+    'ch07-d05': '§7 “7. Byte fallback beside NFKC”',
+    'ch07-d06': '§7 “8. Prefix instability”',
+    'ch07-d08': '§7 “10. Extending a vocabulary, and its regression test”',
+    'ch07-encode': '§7 “3. Encoding: ranks, never counts”',
+    'ch07-train': '§7 “2. Training: count, merge, record”',
     'ch08-ex1': '§8 “How many tokens must healing back off?”',
     'ch08-ex2': '§8 “Another ID sequence for the same text”',
 }

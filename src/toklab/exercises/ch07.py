@@ -1,4 +1,4 @@
-"""Checkers for the coding exercises of §7 (the tour: fast algorithms beside the reference ones).
+"""Checkers for the coding exercises of §7 (tokenization from scratch, in one file).
 
 * ``ch07-ex1``, `check_merge_delta(fn)`: the reader's ``merge_delta(word, pair)``, the
   heart of the incremental BPE trainer. ``word`` is a tuple of symbols (str), ``pair``
@@ -6,13 +6,14 @@
   number of occurrences in ``word`` when every occurrence of ``pair`` is merged left to
   right (``toklab.bpe.merge_pair``); pairs whose count does not change may be left out.
   Compared with recounting: ``pair_counts`` of the merged word minus that of the word.
-* ``ch07-ex2``, `check_log_forward(fn)`: the reader's ``log_forward(text, scores)``,
-  the forward table in log space. ``scores`` maps each piece to its natural log
-  probability; the result is a list of ``len(text) + 1`` floats, entry i the log of the
-  total probability of all segmentations of ``text[:i]`` (entry 0 is 0.0, an
-  unreachable prefix is ``-inf``). Compared with `toklab.unigram.reference_forward` on
-  short texts and with `toklab.Unigram.forward` on texts long enough to underflow a
-  product of probabilities.
+* ``ch07-ex2``, `check_gpt2_pattern(fn)`: the reader's ``gpt2_pattern()``, GPT-2's
+  pre-tokenizer pattern for the standard library's ``re``, which has no ``\\p{L}`` or
+  ``\\p{N}``. It returns a pattern (a string or a compiled ``re`` pattern); its
+  ``re.findall`` must give the chunks that GPT-2's pattern gives when the ``regex``
+  module runs it (`toklab.pre_tokenizers.patterns.compiled`), on hand-made texts, the
+  corpus and random strings of letters, numbers, marks, separators and whitespace.
+  Characters that Python's Unicode tables and the ``regex`` module's classify
+  differently (characters newer than one of them) are left out.
 
 Each runs hand-made cases first, then random ones (fixed seed), and reports in the
 format of `toklab.exercises.harness`, with a hint at the usual mistake.
@@ -20,19 +21,20 @@ format of `toklab.exercises.harness`, with a hint at the usual mistake.
 
 from __future__ import annotations
 
-import math
+import functools
 import random
+import re
 import sys
+import unicodedata
 from collections.abc import Callable
 
-from .. import bpe
-from ..unigram import Unigram, reference_forward
+from .. import bpe, corpus
+from ..pre_tokenizers import patterns
 from .harness import Run, Shown, exercise
 
-__all__ = ["check_merge_delta", "check_log_forward"]
+__all__ = ["check_merge_delta", "check_gpt2_pattern"]
 
 _SEED = 2007
-_SMALLEST_LOG = math.log(sys.float_info.min)  # about -708: below it a double is subnormal, then 0
 
 
 def _delta(word: tuple[str, ...], pair: tuple[str, str]) -> dict[tuple[str, str], int]:
@@ -85,63 +87,92 @@ def check_merge_delta(run: Run, fn: Callable[[tuple[str, ...], tuple[str, str]],
             case.fail(Shown(repr(dict(sorted(cleaned.items())))), _delta_hint(word, pair, expected, cleaned))
 
 
-def _log_table(text: str, scores: dict[str, float]) -> list[float]:
-    if len(text) <= 12:
-        f = reference_forward(text, {p: math.exp(s) for p, s in scores.items()})
-        return [math.log(x) if x > 0 else -math.inf for x in f]
-    model = Unigram.from_probs({p: math.exp(s) for p, s in scores.items()})
-    return model.forward(text, log=True)
+# ---------------------------------------------------------------------------- ch07-ex2
+
+# Unicode's White_Space, which is what \s means to the regex module: re's \s adds U+001C..U+001F.
+_WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 
 
-def _log_close(a: float, b: float) -> bool:
-    if math.isinf(b) or math.isinf(a):
-        return a == b
-    return abs(a - b) <= 1e-7 * max(1.0, abs(b))
+def _ranges(first_letter: str) -> str:
+    """A character class body (no brackets) of every code point whose general category starts with ``first_letter``."""
+    points = [cp for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp))[0] == first_letter]
+    runs, start = [], points[0]
+    for prev, cp in zip(points, points[1:] + [-1]):
+        if cp != prev + 1:
+            runs.append(re.escape(chr(start)) + ("-" + re.escape(chr(prev)) if prev > start else ""))
+            start = cp
+    return "".join(runs)
 
 
-@exercise("ch07-ex2", title="The forward table in log space", function="log_forward",
-          reference=_log_table, against="toklab.unigram.reference_forward and Unigram.forward")
-def check_log_forward(run: Run, fn: Callable[[str, dict[str, float]], list[float]]) -> None:
-    """Check a reader's ``log_forward(text, scores) -> list[float]``."""
-    abab = {p: math.log(v) for p, v in {"a": 0.15, "b": 0.15, "ab": 0.40, "aba": 0.20, "bab": 0.10}.items()}
-    cases = [("abab", abab, "seed 004's abab (P = 0.22350625)"),
-             ("", abab, "the empty text"),
-             ("abc", abab, "'c' is not a piece: the last entries are -inf")]
-    rng = random.Random(_SEED + 1)
-    for k in range(150):
-        pieces = sorted({"".join(rng.choice("ab") for _ in range(rng.randint(1, 3))) for _ in range(6)} | {"a", "b"})
-        weights = [rng.uniform(0.05, 1.0) for _ in pieces]
-        total = sum(weights)
-        scores = {p: math.log(w / total) for p, w in zip(pieces, weights)}
-        n = rng.randint(1, 10) if k < 120 else rng.randint(600, 1500)
-        what = f"random case {k}" + (f" ({n} characters: a product of probabilities underflows)" if n > 12 else "")
-        cases.append(("".join(rng.choice("ab") for _ in range(n)), scores, what))
-    for text, scores, what in cases:
-        expected = _log_table(text, scores)
-        shown = Shown(f"[{', '.join(f'{x:.6g}' for x in expected[:6])}{', ...' if len(expected) > 6 else ''}] "
-                      f"(last {expected[-1]:.6g})")
-        case = run.case(what, expected=shown)
-        got = case.call(fn, text, dict(scores))
-        try:
-            got = [float(x) for x in got]
-        except (TypeError, ValueError):
-            case.fail(got, "return a list of floats, one per position 0..len(text).")
-        if len(got) != len(expected):
-            case.fail(Shown(f"{len(got)} entries"), f"the table has len(text) + 1 = {len(expected)} entries.")
-        bad = next((i for i, (g, e) in enumerate(zip(got, expected)) if not _log_close(g, e)), None)
-        if bad is None:
-            continue
-        g, e = got[bad], expected[bad]
-        if (g == -math.inf and e > -math.inf) or e < _SMALLEST_LOG:
-            hint = (f"entry {bad} is {'-inf' if g == -math.inf else 'off'} where the probability is about "
-                    f"e^{e:.0f}: a product of probabilities underflows (below about e^-708 a double loses "
-                    "precision, then becomes 0). Add logs and combine terms with log-sum-exp (subtract the "
-                    "largest term first).")
-        elif bad == 0:
-            hint = "entry 0 is log 1 = 0.0: the empty prefix has one segmentation."
-        elif g < e:
-            hint = (f"entry {bad} is below the right value: keeping only the best term is Viterbi; forward "
-                    "adds every path (log-sum-exp of the terms).")
-        else:
-            hint = f"entry {bad} is too large: each term is table[j] + scores[text[j:i]] for a piece ending at i."
-        case.fail(Shown(f"entry {bad} = {g!r}"), hint, expected=Shown(f"entry {bad} = {e!r}"))
+@functools.lru_cache(maxsize=1)
+def _gpt2_pattern() -> str:
+    letters, numbers, space = _ranges("L"), _ranges("N"), _WHITE_SPACE
+    return (rf"'(?:[sdmt]|ll|ve|re)| ?[{letters}]+| ?[{numbers}]+| ?[^{space}{letters}{numbers}]+"
+            rf"|[{space}]+(?![^{space}])|[{space}]+")
+
+
+_TEXTS = [
+    ("x² ½ Ⅻ①", "numbers that are not decimal digits (No, Nl): GPT-2's \\p{N}"),
+    ("a \x1cb\x1d \x1f", "U+001C..U+001F: control characters, not white space"),
+    ("snake_case __init__ a_1", "the underscore is punctuation to GPT-2"),
+    ("don't I'll we’re 'S", "contractions: an ASCII apostrophe, lower case only"),
+    ("٣٤ 一二三 ¹²³ 12345", "digits of other scripts, CJK numerals, superscripts"),
+    ("e\u0301 नमस्ते Ω", "combining marks are neither letters nor numbers"),
+    (" \u00a0a\u3000b  \n\n c\u2028", "white space beyond ASCII, and runs of it"),
+    ("Hello, world! 😀👩‍👩‍👧 \x00\x7f", "punctuation, emoji, controls"),
+]
+
+
+def _same_class(char: str) -> bool:
+    """Python's unicodedata and the regex module agree on ``char`` (they differ on characters newer than one of them)."""
+    compiled = patterns.compiled(r"\p{L}|\p{N}")
+    python = unicodedata.category(char)[0] in "LN"
+    return python == bool(compiled.fullmatch(char)) and unicodedata.category(char) != "Cn"
+
+
+def _random_texts(rng: random.Random, n: int) -> list[str]:
+    pool = list(" '\t\n_sdmtv\x1c\x1f0123456789½²Ⅻ①") + [" "] * 4
+    while len(pool) < 160:
+        block = rng.choice([(0x20, 0x3000), (0x4E00, 0x9FFF), (0x1F300, 0x1FAFF)])  # most scripts, Han, emoji
+        char = chr(rng.randrange(*block))
+        if _same_class(char):
+            pool.append(char)
+    return ["".join(rng.choice(pool) for _ in range(rng.randint(1, 12))) for _ in range(n)]
+
+
+def _pattern_hint(text: str) -> str:
+    if any(unicodedata.category(c) in ("No", "Nl") for c in text):
+        return ("re's letters, [^\\W\\d_], also take ², ½, Ⅻ and ①, which GPT-2's \\p{N} counts as numbers: build "
+                "both classes from unicodedata.category (every L*, every N*), not from \\w and \\d.")
+    if any("\x1c" <= c <= "\x1f" for c in text):
+        return ("re's \\s also matches U+001C..U+001F, which Unicode's White_Space (the \\s of GPT-2's pattern) does "
+                "not: spell the white space out.")
+    if "_" in text:
+        return "the underscore is \\w to re, but GPT-2 counts it with the punctuation ([^\\s\\p{L}\\p{N}])."
+    return ("find the first chunk that differs and ask which alternative of the pattern took it; the order of the "
+            "alternatives matters as much as their classes.")
+
+
+@exercise("ch07-ex2", title="GPT-2's chunks with the standard library's re", function="gpt2_pattern",
+          reference=_gpt2_pattern, against="GPT-2's pattern run by the regex module")
+def check_gpt2_pattern(run: Run, fn: Callable[[], object]) -> None:
+    """Check a reader's ``gpt2_pattern() -> str | re.Pattern``."""
+    case = run.case("gpt2_pattern() returns a pattern re can compile", expected=Shown("a str or re.Pattern"))
+    got = case.call(fn)
+    try:
+        compiled = got if isinstance(got, re.Pattern) else re.compile(got)
+    except (TypeError, re.error) as exc:
+        case.fail(Shown(f"{type(got).__name__}: re.compile raised {exc}"),
+                  "return the pattern as a string, or compiled with re.compile.", cause=exc)
+    gpt2 = patterns.compiled("gpt2")
+    texts = list(_TEXTS)
+    for name in ("en", "zh", "code", "mixed"):
+        lines = [line for line in corpus.load(name, 4_000).splitlines(keepends=True) if line.strip()]
+        texts += [(line, f"line {k} of the corpus file {name}") for k, line in enumerate(lines[:20], 1)]
+    texts += [(text, f"random text {k}") for k, text in enumerate(_random_texts(random.Random(_SEED + 2), 300))]
+    for text, what in texts:
+        expected = gpt2.findall(text)
+        case = run.case(what, expected=expected, input=Shown(f"re.findall(gpt2_pattern(), {text!r})"))
+        chunks = compiled.findall(text)
+        if chunks != expected:
+            case.fail(chunks, _pattern_hint(text))
