@@ -1,6 +1,6 @@
 """Sphinx extension for the book's HTML pages: notebook downloads and a clean script list.
 
-Enabled in ``_config.yml`` (``sphinx.extra_extensions``). It does two things on every page:
+Enabled in ``_config.yml`` (``sphinx.extra_extensions``). What it does:
 
 * **Offers the executed notebook.** A chapter is a MyST text notebook (``book/*.md``);
   the build executes it and myst-nb writes the executed ``.ipynb`` to
@@ -21,6 +21,9 @@ Enabled in ``_config.yml`` (``sphinx.extra_extensions``). It does two things on 
   hash such as ``../_images/5a54….png``), which is what a screen reader would read out.
   An explicit ``:alt:`` always wins; a chapter should give one that says what the plot
   shows.
+* **Adds the tokenizer playground** (`toklab.playground`): the ``playground`` directive,
+  its script on the pages that use it, and the vocabularies it loads, written into
+  ``_static/playground/`` of every HTML build.
 """
 
 from __future__ import annotations
@@ -100,6 +103,9 @@ def caption_alt_text(app, doctree, docname: str) -> None:
 
 
 def setup(app) -> dict[str, Any]:
+    from . import playground
+
+    playground.setup(app)
     app.connect("doctree-resolved", caption_alt_text)
     # Before sphinx-book-theme builds the download menu (its handlers run at priority 501).
     app.connect("html-page-context", _offer_notebook, priority=500)
