@@ -239,12 +239,14 @@
     return loading[key];
   }
 
+  let classes = null;
+  const loadClasses = () => classes || (classes = loadData("unicode").then(unicode => Object.fromEntries(
+    Object.entries(unicode.classes).map(([k, code]) => [k, ranges(code)]))));
+
   const vocabs = {};
   function loadVocab(name) {
     if (!vocabs[name]) {
-      vocabs[name] = Promise.all([loadData("unicode"), loadData(name)]).then(([unicode, data]) => {
-        const classes = {};
-        for (const [k, code] of Object.entries(unicode.classes)) classes[k] = ranges(code);
+      vocabs[name] = Promise.all([loadClasses(), loadData(name)]).then(([classes, data]) => {
         const lengths = atob(data.lengths), blob = atob(data.bytes);
         const ranks = new Map(), tokens = [];
         for (let rank = 0, at = 0; rank < lengths.length; rank++) {
@@ -254,8 +256,8 @@
           ranks.set(token, rank);
           tokens[rank] = token;
         }
-        return { name, ranks, tokens, specials: data.special_tokens, pattern: data.pattern,
-                 regex: compile(PATTERNS[data.pattern], classes), cache: new Map() };
+        return { name, ranks, tokens, pattern: data.pattern, regex: compile(PATTERNS[data.pattern], classes),
+                 cache: new Map() };
       });
     }
     return vocabs[name];
@@ -289,7 +291,7 @@
                                   autocomplete: "off", autocapitalize: "off" });
     text.value = box.dataset.text || "";
     const showIds = el("input", { type: "checkbox", id: `${id}-ids` });
-    const sizes = el("span", { class: "tp-sizes", "aria-live": "polite" });
+    const sizes = el("span", { class: "tp-sizes" });
     const rows = {};
     const rowList = el("div", { class: "tp-rows" });
     for (const name of NAMES) {
@@ -307,7 +309,7 @@
     const stepNote = el("p", { class: "tp-note" });
     const nav = {};
     const navBar = el("div", { class: "tp-nav" });
-    for (const [key, label, name] of [["first", "⏮ First", "First step"], ["back", "◀ Back", "Previous step"],
+    for (const [key, label, name] of [["first", "⏮ First", "First step"], ["back", "◀ Back", "Back one step"],
                                       ["next", "Next ▶", "Next step"], ["last", "Last ⏭", "Last step"]]) {
       nav[key] = el("button", { type: "button", "aria-label": name, text: label });
       navBar.append(nav[key]);
@@ -318,13 +320,13 @@
     const watch = el("details", { class: "tp-watch" },
       el("summary", { text: "Watch BPE merge one chunk, step by step" }),
       el("div", { class: "tp-watch-body" },
-        el("p", { class: "tp-field" }, el("label", { for: `${id}-vocab`, text: "Vocabulary " }), select),
+        el("p", { class: "tp-field" }, el("label", { for: `${id}-vocab`, text: "Vocabulary" }), select),
         chunkNote, chunkList, stepNote, navBar, stepText, parts, merges));
     watch.open = page;
     box.replaceChildren(
       el("p", { class: "tp-field" }, el("label", { for: `${id}-text`, text: "Text to tokenize" })),
       text,
-      el("p", { class: "tp-options" }, el("span", {}, showIds, el("label", { for: `${id}-ids`, text: " Show token IDs" })),
+      el("p", { class: "tp-options" }, el("span", {}, showIds, el("label", { for: `${id}-ids`, text: "Show token IDs" })),
         sizes),
       rowList,
       el("p", { class: "tp-note", text: "Special-token strings such as <|endoftext|> are encoded as plain text, " +
@@ -455,6 +457,9 @@
     firstTokens: null,
   };
 
+  // This script is only on pages with a playground, so the data can start loading now,
+  // while the page is still being parsed: smallest first, so the first row comes soonest.
+  NAMES.reduce((previous, name) => previous.then(() => loadVocab(name)), loadClasses()).catch(() => {});
   const start = () => document.querySelectorAll(".toklab-playground").forEach(build);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 })();
