@@ -35,6 +35,7 @@ as Hugging Face ``tokenizers`` names it:
   ``tokenizers`` and sentencepiece report them; tiktoken's ``decode_with_offsets``),
   `versioning` (fingerprints, manifests, saving with a manifest);
 - `corpus`: the bundled multilingual corpus; `viz`: token-boundary views;
+  `playground`: the vocabularies of the book's in-browser playground, written into the site;
 - `exercises`: checkers for the book's coding exercises; `book`: chapter helpers;
 - `drills`: fresh practice problems for interviews, each with a checker that names the likely
   mistake (§8); `sanity`: the eight invariants of the from-scratch demos D01-D08 as one check

@@ -1,6 +1,6 @@
 """Sphinx extension for the book's HTML pages: notebook downloads and a clean script list.
 
-Enabled in ``_config.yml`` (``sphinx.extra_extensions``). It does three things on every page:
+Enabled in ``_config.yml`` (``sphinx.extra_extensions``). What it does:
 
 * **Offers the executed notebook beside the MyST source.** sphinx-book-theme puts an
   ``.ipynb`` entry in the page's download menu only when a launch service (Binder,
@@ -22,6 +22,9 @@ Enabled in ``_config.yml`` (``sphinx.extra_extensions``). It does three things o
   hash such as ``../_images/5a54….png``), which is what a screen reader would read out.
   An explicit ``:alt:`` always wins; a chapter should give one that says what the plot
   shows.
+* **Adds the tokenizer playground** (`toklab.playground`): the ``playground`` directive,
+  its script on the pages that use it, and the vocabularies it loads, written into
+  ``_static/playground/`` of every HTML build.
 """
 
 from __future__ import annotations
@@ -135,6 +138,9 @@ def caption_alt_text(app, doctree, docname: str) -> None:
 
 
 def setup(app) -> dict[str, Any]:
+    from . import playground
+
+    playground.setup(app)
     # Set by `toklab.book.stage_edition` for the full edition: the repository root, whose
     # book/*.md each page rendered from a notebook offers beside that notebook.
     app.add_config_value("toklab_markdown_root", "", "html")

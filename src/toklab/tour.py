@@ -65,6 +65,7 @@ BEYOND: tuple[tuple[str, str], ...] = (
     ("argument checks", "toklab.checks"),
     ("the chapters' helpers", "toklab.book"),
     ("the HTML pages", "toklab.sphinxext"),
+    ("the playground's data (its script: book/_static/playground.js)", "toklab.playground"),
     ("old name of the regex pre-tokenizer", "toklab.pretokenize"),
 )
 
