@@ -165,7 +165,8 @@ def test_ratios_are_against_the_groups_baseline_in_the_same_run(tiny_run):
     data, _, _ = tiny_run
     ref, fast = data["rows"][:2]
     assert ref["ratio"] == 1.0 and ref["ratio_to"] == fast["ratio_to"] == "toklab reference_train"
-    assert fast["ratio"] == pytest.approx(fast["median_s"] / ref["median_s"], rel=1e-2)
+    # the ratio is stored to 3 decimals (the medians to 6): within about half a unit of the last one
+    assert fast["ratio"] == pytest.approx(fast["median_s"] / ref["median_s"], abs=6e-4)
 
 
 def test_memory_is_measured_in_the_row_process(tiny_run):
