@@ -31,7 +31,7 @@ PORT   ?= 8000
 # salts str/bytes hashes per process, so set iteration order — and anything derived from
 # it (a tie broken by set order, a dict built from a set) — would otherwise differ between
 # the run that produced the committed outputs and nbval's re-run. The unit tests do not
-# get it, so hash-order bugs still show up there. toklab.book.setup() warns when unset.
+# get it, so hash-order bugs still show up there. toklab.teaching.book.setup() warns when unset.
 NBENV := PYTHONHASHSEED=0
 # Unit tests run in this many pytest-xdist worker processes (the CI machine has 2 cores);
 # `make test-unit TEST_WORKERS=0` runs them in one process.
@@ -64,7 +64,7 @@ $(STAMP): requirements.txt pyproject.toml
 	@# Real vocabularies: fetch GPT-2's r50k_base rank file from the openai-whisper sdist
 	@# on PyPI (pip download), check its SHA-256 and store it inside the venv. Set-up
 	@# time only: no chapter or test touches the network.
-	$(BIN)/python -m toklab.vocabs fetch
+	$(BIN)/python -m toklab.data.vocabs fetch
 	touch $@
 
 # ---------------------------------------------------------------------------- the book
@@ -74,14 +74,14 @@ book: $(STAMP)
 	$(NBENV) $(BIN)/jupyter-book build . --all $(JB_STRICT)
 
 # The student edition: every solution removed, built into _build/student/_build/html.
-# toklab.book stages the sources in _build/student/site: _config.yml with
+# toklab.teaching.book stages the sources in _build/student/site: _config.yml with
 # _config_student.yml merged on top (JB1's --config replaces, it does not layer), and
 # each chapter as its executed notebook (notebooks/*.ipynb, which must match book/*.md)
 # with the solutions' prose and code cells removed. The build renders those outputs
 # without executing anything (seconds), and each page's download is that notebook. See
-# the docstring of toklab/book.py for why sphinx-exercise's hide_solutions is not enough.
+# the docstring of toklab/teaching/book.py for why sphinx-exercise's hide_solutions is not enough.
 student: $(STAMP)
-	$(BIN)/python -m toklab.book student-edition _build/student/site
+	$(BIN)/python -m toklab.teaching.book student-edition _build/student/site
 	$(NBENV) $(BIN)/jupyter-book build _build/student/site --all $(JB_STRICT) --path-output _build/student
 	@echo "Student edition: _build/student/_build/html/index.html"
 

@@ -346,7 +346,7 @@ def evaluate_unigram(cfg: dict, workdir: Path) -> dict:
 
     from toklab import Unigram
     from toklab.pre_tokenizers import escape, split_words
-    from toklab.unigram.compare import normalised_log_likelihood
+    from toklab.sentencepiece.compare import normalised_log_likelihood
 
     lines = corpus_lines(cfg)
     escaped = [escape(ln) for ln in lines]

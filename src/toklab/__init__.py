@@ -55,8 +55,8 @@ __version__ = "0.1.0"
 
 from .bpe import ByteBPE
 from .bpe import train as train_bpe
-from .pipeline import Pipeline, trace
-from .sentencepiece import SentencePieceTokenizer
+from .pipeline.compose import Pipeline, trace
+from .sentencepiece.tokenizer import SentencePieceTokenizer
 from .unigram import Unigram
 from .unigram import train as train_unigram
 from .wordpiece import WordPiece

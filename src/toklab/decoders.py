@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .pre_tokenizers.metaspace import SPACE, unescape
-from .sentencepiece_hf import hf_decoder
-from .sentencepiece_model import UNK_SURFACE, byte_of_piece
+from .sentencepiece.hf import hf_decoder
+from .sentencepiece.model_file import UNK_SURFACE, byte_of_piece
 
 __all__ = ["ByteLevelDecoder", "WordPieceDecoder", "SentencePieceDecoder", "decode_utf8_per_byte"]
 
@@ -158,5 +158,5 @@ class SentencePieceDecoder:
         return "".join(out)
 
     def to_hf(self):
-        """The same decoder as HF steps (`toklab.sentencepiece_hf.hf_decoder`); equal on what encode produces."""
+        """The same decoder as HF steps (`toklab.sentencepiece.hf.hf_decoder`); equal on what encode produces."""
         return hf_decoder(self.kinds, self.add_dummy_prefix, self.remove_extra_whitespaces, self.unk_surface)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab.bpe import ByteBPE, merge_chunk
 from toklab.bpe import model as bpe_model
 from toklab.bpe.encode import Cuts, boundary_pairs

@@ -10,7 +10,8 @@ from collections import Counter
 
 import pytest
 
-from toklab import bpe, corpus
+from toklab import bpe
+from toklab.data import corpus
 from toklab.bpe import trainer
 
 EOT = "<|endoftext|>"

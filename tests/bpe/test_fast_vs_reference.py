@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import bpe, corpus
+from toklab import bpe
+from toklab.data import corpus
 from toklab.bpe import merge_long, merge_short, reference_train
 from toklab.pre_tokenizers import patterns as pretokenize
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab.bpe import encode as bpe_encode
 from toklab.bpe import merge_long
 

@@ -6,7 +6,8 @@ from collections import Counter
 
 import pytest
 
-from toklab import bpe, corpus
+from toklab import bpe
+from toklab.data import corpus
 from toklab.bpe import reference_encode, reference_train
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab.cli import main
 
 

@@ -15,7 +15,8 @@ import textwrap
 
 import pytest
 
-from toklab import cli, drills
+from toklab import cli
+from toklab.teaching import drills
 from toklab.cli import drill
 
 ENV = {**os.environ, "PYTHONHASHSEED": "0"}
@@ -148,13 +149,13 @@ BROKEN = {
     "D01": ("unicode", "old = target.bytes_to_unicode()\n"
                        "target.bytes_to_unicode = lambda: {**old, 0x20: ' ', 0x21: old[0x20]}"),
     # an encoder that ignores the ranks and merges the leftmost known pair
-    "D02": ("bpe", "from toklab.drills.bpe import leftmost_encode\n"
+    "D02": ("bpe", "from toklab.teaching.drills.bpe import leftmost_encode\n"
                    "target.reference_encode = lambda s, m: leftmost_encode(''.join(s), m)"),
     # WordPiece that keeps the pieces found before a failure
-    "D03": ("wordpiece.reference", "from toklab.drills.wordpiece import keep_found_pieces\n"
+    "D03": ("wordpiece.reference", "from toklab.teaching.drills.wordpiece import keep_found_pieces\n"
                                    "target.encode_word = lambda w, v, **k: keep_found_pieces(w, v)"),
     # a forward pass that keeps the best path (Viterbi) instead of the sum
-    "D04": ("unigram", "from toklab.drills.unigram import viterbi_values\n"
+    "D04": ("unigram", "from toklab.teaching.drills.unigram import viterbi_values\n"
                        "target.reference_forward = viterbi_values"),
     # BPB computed in nats
     "D07": ("metrics", "target.bits_per_byte = lambda nll, n: nll / n"),

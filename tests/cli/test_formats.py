@@ -10,11 +10,12 @@ import sentencepiece as spm
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab import ByteBPE, SentencePieceTokenizer, WordPiece, corpus, vocabs
-from toklab.cli import formats
+from toklab import ByteBPE, SentencePieceTokenizer, WordPiece
+from toklab.data import corpus, vocabs
+from toklab import formats
 from toklab.cli.base import CommandError
 from toklab.sentencepiece import load as load_model_file
-from toklab.sentencepiece_model import SPConfig
+from toklab.sentencepiece.model_file import SPConfig
 
 MIXED = corpus.load("mixed", 20_000)
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab import viz
-from toklab.cli import formats
+from toklab.measure import viz
+from toklab import formats
 from toklab.cli.tokens import PALETTE, colored_rows, parse_ids
 
 NAMES = ("r50k_base", "cl100k_base", "o200k_base")

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
-from toklab import book, corpus
+from toklab.teaching import book
+from toklab.data import corpus
 from toklab import unigram as ug
 from toklab.pipeline import Pipeline
 from toklab.pre_tokenizers.metaspace import SPACE, escape
@@ -175,7 +176,7 @@ def test_unigram_decode_of_unknowns_and_control_pieces():
 def test_lone_surrogates_and_bool_ids_get_clear_errors():
     """A sentencepiece model cannot take a lone surrogate (nor can the library): say where it is."""
     from toklab import ByteBPE, SentencePieceTokenizer
-    from toklab.sentencepiece_model import SPConfig
+    from toklab.sentencepiece.model_file import SPConfig
 
     tok = SentencePieceTokenizer([("<unk>", 0.0, "unknown"), ("a", -1.0), ("b", -2.0)], SPConfig(normalization="identity"))
     with pytest.raises(ValueError, match=r"lone surrogate \(U\+D800\) at position 1"):

@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
-from toklab import book, corpus
+from toklab.teaching import book
+from toklab.data import corpus
 from toklab.decoders import WordPieceDecoder
 from toklab.normalizers import NORMAL_FORMS as NORMALIZERS
 from toklab.normalizers import BertNormalizer
@@ -22,7 +23,7 @@ from toklab.pipeline import STAGES, Pipeline, Stage
 from toklab.post_processors import TemplateProcessing
 from toklab.pre_tokenizers import BertPreTokenizer
 from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.unicode import to_proxy
+from toklab.base.unicode import to_proxy
 from toklab.unigram import Unigram
 from toklab.wordpiece import WordPieceModel
 

@@ -20,13 +20,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab import sentencepiece as tsp
-from toklab.book import train_sentencepiece
+from toklab.teaching.book import train_sentencepiece
 from toklab.normalizers.tables import compile_rule
 from toklab.pre_tokenizers.metaspace import SPACE
 from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.sentencepiece_model import KINDS, SPConfig, SPPiece, byte_piece, parse_model_proto, serialize_model_proto
+from toklab.sentencepiece.model_file import (
+    KINDS,
+    SPConfig,
+    SPPiece,
+    byte_piece,
+    parse_model_proto,
+    serialize_model_proto,
+)
 
 spm = pytest.importorskip("sentencepiece")
 

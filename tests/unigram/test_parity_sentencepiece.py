@@ -11,7 +11,8 @@ import io
 
 import pytest
 
-from toklab import corpus, unigram
+from toklab.data import corpus
+from toklab import unigram
 from toklab.unigram import Unigram, compare_with_sentencepiece
 
 

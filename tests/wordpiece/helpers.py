@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab import wordpiece as wp
 from toklab.wordpiece import WordPiece
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab import wordpiece as wp
 from toklab.wordpiece import WordPiece
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab import wordpiece as wp
 from toklab.wordpiece import WordPiece
 

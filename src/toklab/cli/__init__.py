@@ -11,8 +11,8 @@
 - `listing`: ``exercises`` (every exercise of the book, its difficulty, whether it has a checker);
 - `grading`: ``check`` and ``grade`` (a student's file against an exercise's checker);
 - `sandbox`: one submission in its own process, with a time and a memory limit;
-- `drill`: ``drill`` (practice problems from `toklab.drills`, interactive in a terminal);
-- `sanity`: ``sanity`` (the eight invariants of `toklab.sanity`, PASS/FAIL per line).
+- `drill`: ``drill`` (practice problems from `toklab.teaching.drills`, interactive in a terminal);
+- `sanity`: ``sanity`` (the eight invariants of `toklab.teaching.sanity`, PASS/FAIL per line).
 
 Adding a subcommand: write a module here that defines ``COMMANDS``, a tuple of
 `Command`, and add its name to `COMMAND_MODULES`. Nothing else changes:

@@ -1,4 +1,4 @@
-"""``python -m toklab drill [TOPIC] [--seed N]``: practice problems from `toklab.drills`, checked.
+"""``python -m toklab drill [TOPIC] [--seed N]``: practice problems from `toklab.teaching.drills`, checked.
 
 In a terminal it is interactive: a problem, your answer, feedback naming the likely
 mistake, the worked solution when you were wrong, then the next problem (Enter) or
@@ -19,7 +19,7 @@ import secrets
 import sys
 from typing import TextIO
 
-from .. import drills
+from ..teaching import drills
 from .base import Command, CommandError
 
 __all__ = ["COMMANDS", "HELP", "EPILOG", "configure", "run"]

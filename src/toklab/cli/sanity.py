@@ -1,4 +1,4 @@
-"""``python -m toklab sanity``: the eight invariants of `toklab.sanity`, one PASS/FAIL line each.
+"""``python -m toklab sanity``: the eight invariants of `toklab.teaching.sanity`, one PASS/FAIL line each.
 
 Exit status 0 when every invariant holds, 1 when any fails (2 for bad arguments).
 """
@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 
-from .. import sanity
+from ..teaching import sanity
 from .base import Command, CommandError
 
 __all__ = ["COMMANDS", "HELP", "EPILOG", "configure", "run"]

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from ..checks import check_str
+from ..base.checks import check_str
 from ..pre_tokenizers.metaspace import SPACE, escape, whitespace_rules
-from ..sentencepiece_hf import hf_normalizer
-from ..sentencepiece_model import SPConfig
-from ..unicode import utf8_sequence_length
+from ..sentencepiece.hf import hf_normalizer
+from ..sentencepiece.model_file import SPConfig
+from ..base.unicode import utf8_sequence_length
 from .nmt import normalize_rule
 from .precompiled import Charsmap
 
@@ -97,7 +97,7 @@ class SentencePieceNormalizer:
             # The sentencepiece library cannot take such a string either; say where it is.
             raise ValueError(
                 f"text holds a lone surrogate (U+{ord(text[exc.start]):04X}) at position {exc.start}, which has "
-                "no UTF-8 form; replace it first (toklab.unicode.replace_surrogates)"
+                "no UTF-8 form; replace it first (toklab.base.unicode.replace_surrogates)"
             ) from None
         cfg = self.config
         if cfg.engine == "tokenizers":
@@ -110,7 +110,7 @@ class SentencePieceNormalizer:
         )
 
     def _hf_chain(self, text: str) -> str:
-        """The whitespace steps as HF's normalizer chain runs them (`toklab.sentencepiece_hf`)."""
+        """The whitespace steps as HF's normalizer chain runs them (`toklab.sentencepiece.hf`)."""
         cfg = self.config
         if cfg.remove_extra_whitespaces:
             text = _COLLAPSE.sub(" ", text.strip(" "))
@@ -123,7 +123,7 @@ class SentencePieceNormalizer:
         return text
 
     def to_hf(self):
-        """This normalizer as Hugging Face ``tokenizers`` steps (see `toklab.sentencepiece_hf.hf_normalizer`)."""
+        """This normalizer as Hugging Face ``tokenizers`` steps (see `toklab.sentencepiece.hf.hf_normalizer`)."""
         if self.user_symbols:
             raise ValueError(
                 f"user-defined symbols ({self.user_symbols[0]!r}, ...) have no HF equivalent: sentencepiece keeps them "

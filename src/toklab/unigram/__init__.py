@@ -16,7 +16,7 @@ The package has the shape every algorithm package here has:
 - `compare`: our trainer against sentencepiece's on the same lines.
 """
 
-from .compare import SENTENCEPIECE_OPTIONS, SentencePieceComparison, compare_with_sentencepiece
+from ..sentencepiece.compare import SENTENCEPIECE_OPTIONS, SentencePieceComparison, compare_with_sentencepiece
 from .model import UNK_PENALTY, Unigram
 from .reference import (
     MIN_EXPECTED_COUNT,

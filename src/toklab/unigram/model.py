@@ -20,9 +20,9 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..checks import check_ids, check_str, type_name
+from ..base.checks import check_ids, check_str, type_name
 from ..decoders import decode_utf8_per_byte
-from ..sentencepiece_model import KINDS, UNK_SURFACE, byte_of_piece, byte_piece, model_bytes, parse_model_proto
+from ..sentencepiece.model_file import KINDS, UNK_SURFACE, byte_of_piece, byte_piece, model_bytes, parse_model_proto
 from . import lattice
 from .lattice import FLT_MIN, PieceTable, round32
 
@@ -201,8 +201,8 @@ class Unigram:
         return list(zip(self._vocab, self._scores, self._kinds))
 
     def fingerprint(self) -> str:
-        """SHA-256 of the pieces, scores, options and library versions (`toklab.versioning`)."""
-        from .. import versioning
+        """SHA-256 of the pieces, scores, options and library versions (`toklab.pipeline.versioning`)."""
+        from ..pipeline import versioning
 
         return versioning.fingerprint(self)
 
