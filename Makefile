@@ -74,14 +74,14 @@ book: $(STAMP)
 	$(NBENV) $(BIN)/jupyter-book build . --all $(JB_STRICT)
 
 # The student edition: every solution removed, built into _build/student/_build/html.
-# toklab.teaching.book stages the sources in _build/student/site: _config.yml with
+# toklab.teaching.edition stages the sources in _build/student/site: _config.yml with
 # _config_student.yml merged on top (JB1's --config replaces, it does not layer), and
 # each chapter as its executed notebook (notebooks/*.ipynb, which must match book/*.md)
 # with the solutions' prose and code cells removed. The build renders those outputs
 # without executing anything (seconds), and each page's download is that notebook. See
-# the docstring of toklab/teaching/book.py for why sphinx-exercise's hide_solutions is not enough.
+# the docstring of toklab/teaching/edition.py for why sphinx-exercise's hide_solutions is not enough.
 student: $(STAMP)
-	$(BIN)/python -m toklab.teaching.book student-edition _build/student/site
+	$(BIN)/python -m toklab.teaching.edition student-edition _build/student/site
 	$(NBENV) $(BIN)/jupyter-book build _build/student/site --all $(JB_STRICT) --path-output _build/student
 	@echo "Student edition: _build/student/_build/html/index.html"
 

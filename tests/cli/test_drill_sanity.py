@@ -146,7 +146,7 @@ BREAK = textwrap.dedent("""
 
 BROKEN = {
     # a byte table that keeps the space as itself (0x20 is printable, but it is whitespace)
-    "D01": ("unicode", "old = target.bytes_to_unicode()\n"
+    "D01": ("base.unicode", "old = target.bytes_to_unicode()\n"
                        "target.bytes_to_unicode = lambda: {**old, 0x20: ' ', 0x21: old[0x20]}"),
     # an encoder that ignores the ranks and merges the leftmost known pair
     "D02": ("bpe", "from toklab.teaching.drills.bpe import leftmost_encode\n"
@@ -158,9 +158,9 @@ BROKEN = {
     "D04": ("unigram", "from toklab.teaching.drills.unigram import viterbi_values\n"
                        "target.reference_forward = viterbi_values"),
     # BPB computed in nats
-    "D07": ("metrics", "target.bits_per_byte = lambda nll, n: nll / n"),
+    "D07": ("measure.metrics", "target.bits_per_byte = lambda nll, n: nll / n"),
     # an extension that re-ranks: the new special takes an old ID
-    "D08": ("extension", "old = target.extend\n"
+    "D08": ("lab.extension", "old = target.extend\n"
                          "def extend(tok, tokens, special):\n"
                          "    new = old(tok, tokens, special=special)\n"
                          "    return type(tok)(tok.merges[1:], pattern=tok.pattern, special_tokens=new.special_tokens)\n"

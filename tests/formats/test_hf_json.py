@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 import toklab
 from toklab.data import corpus
 from toklab import sentencepiece as tsp
-from toklab.teaching.book import train_sentencepiece
-from toklab.formats.hf_json import SentencePieceModel, Unsupported, from_hf_json, read_document
-from toklab.pre_tokenizers.metaspace import SPACE
+from toklab.sentencepiece import train_sentencepiece
+from toklab.formats.hf_json import SentencePieceSegmenter, Unsupported, from_hf_json, read_document
+from toklab.base.pieces import SPACE
 from toklab.sentencepiece.hf import hf_merges
 from toklab.base.special import chatml
 from toklab.unigram import Unigram
@@ -240,7 +240,7 @@ def test_sentencepiece_round_trip_through_tokenizer_json(name, texts):
     tok = sp_model(name)
     text = tok.to_hf_json()
     back = from_hf_json(text)
-    assert isinstance(back, toklab.Pipeline) and isinstance(back.model, SentencePieceModel)
+    assert isinstance(back, toklab.Pipeline) and isinstance(back.model, SentencePieceSegmenter)
     assert back.model.tokenizer.config.engine == "tokenizers"
     hf = Tokenizer.from_str(text)
     # What HF itself writes back after reading the file (its parsed scores): the same as toklab's copy.

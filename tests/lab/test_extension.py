@@ -190,7 +190,7 @@ def test_same_result_under_any_hash_seed():
     import sys
 
     code = (
-        "import toklab; from toklab import corpus, extension as ext\n"
+        "import toklab; from toklab.data import corpus; from toklab.lab import extension as ext\n"
         "tok = toklab.bpe.train(corpus.load('en', 50_000), 350)\n"
         "new = ext.extend(tok, [' tokenizer', ' vocabulary'], special=False)\n"
         "new = ext.extend(new, ['<|a|>', '<|b|>'], special=True)\n"

@@ -107,7 +107,7 @@ def test_jieba_segments_a_known_sentence():
 
 def test_jieba_is_silent_on_first_use():
     code = (
-        "from toklab import metrics\n"
+        "from toklab.measure import metrics\n"
         "print(metrics.count_units('我们在北京大学学习人工智能。', 'words', 'jieba'))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
-from toklab.teaching import book
 from toklab.data import corpus
 from toklab import unigram as ug
 from toklab.pipeline import Pipeline
-from toklab.pre_tokenizers.metaspace import SPACE, escape
+from toklab.base.pieces import SPACE, escape
+from toklab.sentencepiece import train_sentencepiece
 
 from ..helpers import small_wordpiece
 from .helpers import trained
@@ -49,7 +49,7 @@ def _built(name: str):
     if name == "sentencepiece":
         lines = [ln for n in ("en", "zh") for ln in corpus.load(n, 30_000).splitlines() if ln.strip()]
         return toklab.SentencePieceTokenizer.from_sentencepiece(
-            book.train_sentencepiece(lines, vocab_size=1500, model_type="unigram")
+            train_sentencepiece(lines, vocab_size=1500, model_type="unigram")
         )
     if name == "pipeline":
         return Pipeline(trained(), normalizer="NFKC", bos="<|bos|>", eos="<|eos|>")
@@ -139,7 +139,7 @@ def test_piece_to_id_returns_the_unknown_id_as_sentencepiece_does(name, tokenize
 def test_piece_to_id_equals_the_real_library(sp_model):
     sp = sp_model(model_type="unigram", byte_fallback=True)
     tok = toklab.SentencePieceTokenizer.from_sentencepiece(sp)
-    model = toklab.Unigram.from_sentencepiece(sp)
+    model = toklab.sentencepiece.load_unigram(sp)
     for piece in ["<unk>", "<s>", "</s>", "<0x41>", SPACE + "the", "the", NOT_A_TOKEN[str], "", "\u2581\u2581"]:
         assert tok.piece_to_id(piece) == model.piece_to_id(piece) == sp.piece_to_id(piece), piece
 

@@ -12,7 +12,7 @@ import pytest
 import toklab
 from toklab.data import corpus, vocabs
 from toklab.pipeline import versioning
-from toklab.teaching.book import train_sentencepiece
+from toklab.sentencepiece import train_sentencepiece
 from toklab.decoders import ByteLevelDecoder
 from toklab.base.special import chatml
 
@@ -78,7 +78,7 @@ def test_every_tokenizer_kind_has_a_fingerprint(tmp_path):
     wp = small_wordpiece()
     sp = train_sentencepiece(TEXT, vocab_size=300, model_type="unigram")
     sp_tok = toklab.SentencePieceTokenizer.from_sentencepiece(sp)
-    unigram = toklab.Unigram.from_sentencepiece(sp)
+    unigram = toklab.sentencepiece.load_unigram(sp)
     for tok in (wp, sp_tok, unigram):
         first = tok.fingerprint()
         assert first == versioning.fingerprint(tok) and len(first) == 64
@@ -117,7 +117,8 @@ def test_undescribable_things_are_refused():
 
 _SCRIPT = """
 import toklab
-from toklab import corpus, versioning, vocabs
+from toklab.data import corpus, vocabs
+from toklab.pipeline import versioning
 from toklab.base.special import chatml
 tok = toklab.bpe.train([corpus.load("en", 20_000)], 300, pattern="cl100k", special_tokens=["<|endoftext|>"])
 print(toklab.Pipeline(tok, normalizer="NFKC", chat_template=chatml).fingerprint())

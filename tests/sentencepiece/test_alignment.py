@@ -1,4 +1,4 @@
-"""toklab.pipeline.offsets.sentencepiece_offsets: the spans sentencepiece itself reports."""
+"""toklab.sentencepiece.alignment.sentencepiece_offsets: the spans sentencepiece itself reports."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 import toklab
 from toklab.data import corpus
-from toklab.pipeline import offsets
-from toklab.teaching.book import train_sentencepiece
+from toklab.sentencepiece import train_sentencepiece
 
 TRAIN = corpus.load("en", 60_000) + corpus.load("zh", 20_000) + corpus.load("code", 20_000)
 
@@ -97,7 +96,7 @@ _UNIGRAM_TEXT = st.lists(st.sampled_from(list("ab A1 \n.,") + ["the", " token", 
        form=st.sampled_from([None, "NFKC"]), pattern=st.sampled_from([None, "cl100k"]))
 def test_unigram_in_a_pipeline_spans_its_viterbi_pieces(text, name, form, pattern):
     sp, _ = model(name)
-    unigram = toklab.Unigram.from_sentencepiece(sp)
+    unigram = toklab.sentencepiece.load_unigram(sp)
     pre = toklab.pre_tokenizers.RegexSplit(pattern) if pattern else None
     pipe = toklab.Pipeline(unigram, normalizer=form, pre_tokenizer=pre)
     enc = pipe.encode_with_offsets(text)
@@ -117,7 +116,7 @@ def test_unigram_in_a_pipeline_spans_its_viterbi_pieces(text, name, form, patter
 
 def test_a_unigram_model_inside_a_pipeline_unknown_runs():
     sp, _ = model("unigram-unk")
-    unigram = toklab.Unigram.from_sentencepiece(sp)
+    unigram = toklab.sentencepiece.load_unigram(sp)
     text = "a\u9f98\u9f98\u9f98b"
     enc = toklab.Pipeline(unigram).encode_with_offsets(text)
     unk = [span for i, span in zip(enc.ids, enc.offsets) if i == unigram.unk_id]

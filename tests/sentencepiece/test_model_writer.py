@@ -22,18 +22,12 @@ from hypothesis import strategies as st
 
 from toklab.data import corpus
 from toklab import sentencepiece as tsp
-from toklab.teaching.book import train_sentencepiece
+from toklab.sentencepiece import train_sentencepiece
 from toklab.normalizers.tables import compile_rule
-from toklab.pre_tokenizers.metaspace import SPACE
+from toklab.base.pieces import SPACE
 from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.sentencepiece.model_file import (
-    KINDS,
-    SPConfig,
-    SPPiece,
-    byte_piece,
-    parse_model_proto,
-    serialize_model_proto,
-)
+from toklab.base.pieces import KINDS, byte_piece
+from toklab.sentencepiece.model_file import SPConfig, SPPiece, parse_model_proto, serialize_model_proto
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -157,7 +151,7 @@ def test_random_text_encodes_identically_in_sentencepiece(small_models, text):
 
 def test_training_is_deterministic_across_hash_seeds():
     code = (
-        "import hashlib; from toklab import corpus, sentencepiece as tsp\n"
+        "import hashlib; from toklab import sentencepiece as tsp; from toklab.data import corpus\n"
         "text = corpus.load('mixed', max_bytes=40_000)\n"
         "for mt in ('unigram', 'bpe'):\n"
         "    print(hashlib.sha256(tsp.train(text, 900, model_type=mt).to_model_proto()).hexdigest())\n"

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toklab.data import corpus
-from toklab.pre_tokenizers.metaspace import SPACE
+from toklab.base.pieces import SPACE
 from toklab.sentencepiece import SentencePieceTokenizer
 from toklab.sentencepiece.model_file import SPConfig, encode_varint, iter_fields
 

@@ -17,11 +17,11 @@ import pytest
 
 from toklab.data import corpus
 from toklab import sentencepiece as tsp
-from toklab.teaching.book import train_sentencepiece
+from toklab.sentencepiece import train_sentencepiece
 from toklab.base.checks import SmallVocabularyWarning
 from toklab.normalizers.tables import compile_rule
-from toklab.pre_tokenizers.metaspace import SPACE
-from toklab.sentencepiece.model_file import byte_piece
+from toklab.base.pieces import SPACE
+from toklab.base.pieces import byte_piece
 from toklab.sentencepiece.trainer import covered_chars, script_runs, word_counts
 from toklab.normalizers.spm import SentencePieceNormalizer
 

@@ -1,6 +1,6 @@
 """The student edition's staging: solutions out, everything else (exercises first) kept.
 
-``toklab.teaching.book.strip_solutions`` (MyST text) and ``strip_notebook_solutions`` (a notebook)
+``toklab.teaching.edition.strip_solutions`` (MyST text) and ``strip_notebook_solutions`` (a notebook)
 remove plain ``{solution}`` directives and gated ``solution-start`` … ``solution-end``
 blocks with their code cells; ``stage_student_edition`` writes the student sources from
 the executed notebooks. The built student edition itself is checked in tests/site.
@@ -17,7 +17,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab.teaching.book import stage_student_edition, strip_notebook_solutions, strip_solutions
+from toklab.teaching.edition import stage_student_edition, strip_notebook_solutions, strip_solutions
 
 EXERCISE = """```{exercise-start}
 :label: ch99-ex1

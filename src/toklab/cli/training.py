@@ -12,7 +12,7 @@ its output is a file ``--model`` reads:
 - ``unigram``: a sentencepiece-style model (normalization, ``▁`` for spaces,
   ``<unk>``, ``<s>``, ``</s>``, optional byte fallback), trained from raw lines
   as sentencepiece does and saved as ``toklab-sentencepiece`` JSON
-  (`toklab.formats.detect`); toklab cannot write sentencepiece ``.model`` files yet.
+  (`toklab.formats.sentencepiece_json`); toklab cannot write sentencepiece ``.model`` files yet.
 
 A progress bar (on standard error) appears when standard error is a terminal
 and a step runs longer than about a second (``--progress``/``--no-progress``

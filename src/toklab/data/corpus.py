@@ -39,7 +39,7 @@ CORPUS: dict[str, str] = {
 def data_dir() -> Path:
     """The corpus folder: ``$TOKLAB_DATA_DIR`` if set, else the repository's ``data/``."""
     env = os.environ.get("TOKLAB_DATA_DIR")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "data"
+    path = Path(env) if env else Path(__file__).resolve().parents[3] / "data"
     if not path.is_dir():
         how = "TOKLAB_DATA_DIR points to" if env else "expected the repository's data folder at"
         raise FileNotFoundError(

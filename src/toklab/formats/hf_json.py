@@ -22,7 +22,7 @@ than none.
   read by `toklab.sentencepiece.hf.sentencepiece_from_hf` into a
   `toklab.SentencePieceTokenizer` that follows HF's arithmetic
   (``engine="tokenizers"``), wrapped in a `toklab.Pipeline` through
-  `SentencePieceModel` so that added tokens are cut out of text first, as HF does.
+  `SentencePieceSegmenter` so that added tokens are cut out of text first, as HF does.
 
 Added tokens: ``special`` is carried (a non-special one is kept by
 ``decode(skip_special_tokens=True)``: `toklab.Pipeline`'s ``non_special_tokens``);
@@ -55,12 +55,12 @@ from ..sentencepiece.hf import hf_model as sentencepiece_hf_model
 from ..base.unicode import from_proxy
 from ..wordpiece.model import WordPiece
 
-__all__ = ["Unsupported", "SentencePieceModel", "read_document", "from_hf_json"]
+__all__ = ["Unsupported", "SentencePieceSegmenter", "read_document", "from_hf_json"]
 
 _GPT2_REGEX = PATTERNS["gpt2-2019"]  # what HF's ByteLevel pre-tokenizer runs with use_regex=True
 
 
-class SentencePieceModel:
+class SentencePieceSegmenter:
     """The model stage of a `toklab.SentencePieceTokenizer`, for a `toklab.Pipeline`.
 
     ``segment(normalized)`` returns the IDs the tokenizer's model gives a
@@ -302,7 +302,7 @@ def _sentencepiece(document: dict) -> Pipeline:
     for token, i in specials.items():
         if i >= len(tok) or tok.id_to_token(i) != token:
             raise Unsupported(f"added token {token!r} (ID {i}) is not the model's piece with that ID")
-    return Pipeline(SentencePieceModel(tok), normalizer=tok.normalizer, decoder=tok.decoder, special_tokens=specials,
+    return Pipeline(SentencePieceSegmenter(tok), normalizer=tok.normalizer, decoder=tok.decoder, special_tokens=specials,
                     non_special_tokens=plain, post_processor=_post_processor(document.get("post_processor"), "spm"))
 
 

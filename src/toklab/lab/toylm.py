@@ -1,34 +1,50 @@
-"""Two tiny numpy language models for the book's demonstrations. Not for real use.
+"""Three tiny numpy language models for the chapters' experiments. Not for real use.
 
 `BigramLM`
     next-token log-probabilities from counted token pairs, smoothed towards the
     unigram distribution. It has seen only canonical tokenizations, which is
-    exactly what makes it useful for showing token healing: after a token that
+    exactly what makes it useful for showing token healing (§5.3): after a token that
     canonical text rarely contains it has almost nothing to go on.
 `EmbeddingLM`
     the smallest trainable next-token model with the two matrices that matter
-    for glitch tokens: an input embedding ``E`` (one row per token) and a
+    for glitch tokens (§5.2): an input embedding ``E`` (one row per token) and a
     separate (untied) unembedding ``U``, trained with Adam on softmax
     cross-entropy. A token that never occurs as an input gets no gradient, so
     its row of ``E`` keeps its initial value exactly; a token that never occurs
     as a target still gets a gradient in ``U`` (every softmax pushes its logit
     down), and all such tokens are pushed the same way.
+`TiedLM`
+    ``h = tanh(E[x] @ W)``, ``logits = h @ E.T``, to see what new embedding rows do
+    before and after training (§4.3): the embedding is *tied*, the same rows embed the
+    input and score the output, as in GPT-2, so every row gets a gradient from the
+    softmax. That is all the vocabulary-extension experiment needs: a model whose rows
+    were trained on an old vocabulary, into which `toklab.lab.extension` puts
+    mean-initialised rows for new tokens. ``fit(rows=...)`` restricts the update to some
+    embedding rows (continued training of the new rows only, everything else frozen).
 
-`toklab.lab.tinylm` (§4) is a different model on purpose: its embedding is *tied* (the
-same rows embed inputs and score outputs), so every row gets a gradient from the
-softmax and no row stays untouched; `EmbeddingLM` keeps the two matrices apart to
-show the input side alone. Like `tinylm`, it runs numpy with one BLAS thread
-(``threadpoolctl``): faster on these small matrices, and the same sums on every machine.
+One vocabulary for all three: ``n_vocab`` is the number of token IDs; ``nll(ids)`` is
+the negative log-likelihood in nats of ``ids[1:]``, each token given the one before it;
+the two trainable models ``fit(ids, steps=..., batch_size=..., lr=..., seed=...)`` with
+Adam on random (previous, next) pairs and return the loss of each step;
+``BigramLM.next_log_probs(context)`` scores every next token, the callback
+`toklab.lab.healing.generate` takes. Deterministic for a given seed.
+
+The matrices are tiny (a few hundred rows), so BLAS threads only add overhead, and on a
+busy machine far more than that (measured: 8x slower with two threads than with one on
+a loaded 2-core machine). The models therefore run numpy with one BLAS thread
+(``threadpoolctl``), which also keeps the summation order, and so the results, the same
+whatever the machine's core count.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-__all__ = ["BigramLM", "EmbeddingLM"]
+__all__ = ["BigramLM", "EmbeddingLM", "TiedLM"]
 
 
 def _ids_array(ids: Sequence[int], n_vocab: int) -> np.ndarray:
@@ -73,7 +89,7 @@ class BigramLM:
         k = lo + np.searchsorted(self._next[lo:hi], b)
         return int(self._counts[k]) if k < hi and self._next[k] == b else 0
 
-    def log_probs(self, context: Sequence[int]) -> np.ndarray:
+    def next_log_probs(self, context: Sequence[int]) -> np.ndarray:
         """Log-probabilities of every next token given the last ID of ``context``."""
         if not len(context):
             return np.log(self.unigram)
@@ -85,11 +101,10 @@ class BigramLM:
         probs[self._next[lo:hi]] += self._counts[lo:hi]
         return np.log(probs / (self._counts[lo:hi].sum() + self.alpha))
 
-
-    def total_nll(self, ids: Sequence[int]) -> float:
+    def nll(self, ids: Sequence[int]) -> float:
         """Negative log-likelihood (nats) of ``ids[1:]``, each token given the one before it.
 
-        Vectorized; equals ``-sum(log_probs(ids[:k])[ids[k]] for k >= 1)``.
+        Vectorized; equals ``-sum(next_log_probs(ids[:k])[ids[k]] for k >= 1)``.
         """
         arr = _ids_array(ids, self.n_vocab)
         if arr.size < 2:
@@ -124,7 +139,7 @@ class EmbeddingLM:
     def _params(self) -> dict[str, np.ndarray]:
         return {"E": self.E, "U": self.U, "b": self.b}
 
-    def log_probs(self, prev: Sequence[int]) -> np.ndarray:
+    def _log_probs(self, prev: Sequence[int]) -> np.ndarray:
         """``(len(prev), n_vocab)`` log-probabilities of the next token after each ID."""
         x = _ids_array(prev, self.n_vocab)
         with threadpool_limits(limits=1):
@@ -132,11 +147,11 @@ class EmbeddingLM:
         logits -= logits.max(axis=1, keepdims=True)
         return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
 
-    def loss(self, ids: Sequence[int]) -> float:
-        """Mean next-token cross-entropy (nats) over consecutive pairs of ``ids``."""
+    def nll(self, ids: Sequence[int]) -> float:
+        """Negative log-likelihood (nats) of ``ids[1:]``, each token given the one before it."""
         arr = _ids_array(ids, self.n_vocab)
-        lp = self.log_probs(arr[:-1])
-        return float(-lp[np.arange(arr.size - 1), arr[1:]].mean())
+        lp = self._log_probs(arr[:-1])
+        return float(-lp[np.arange(arr.size - 1), arr[1:]].sum())
 
     def fit(
         self,
@@ -194,4 +209,117 @@ class EmbeddingLM:
                 if weight_decay:
                     param *= 1 - lr * weight_decay
                 param -= lr * m_hat / (np.sqrt(v_hat) + eps)
+        return losses
+
+
+@dataclass
+class TiedLM:
+    """``h = tanh(E[x] @ W)``, ``logits = h @ E.T``: one tied embedding ``E`` (V, d) embeds inputs and scores outputs.
+
+    ``W`` is (d, d); ``adam`` holds the Adam moments per parameter and ``steps`` counts the
+    updates, so a copy with resized rows (`toklab.lab.extension.resize_embeddings`) can go
+    on training where the original stopped.
+    """
+
+    E: np.ndarray
+    W: np.ndarray
+    adam: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    steps: int = 0
+
+    @classmethod
+    def create(cls, n_vocab: int, dim: int = 64, seed: int = 0) -> "TiedLM":
+        """A fresh model: float32 rows drawn from N(0, 0.1²), ``W`` from N(0, 1/dim)."""
+        rng = np.random.default_rng(seed)
+        E = rng.normal(0, 0.1, size=(n_vocab, dim)).astype(np.float32)
+        W = rng.normal(0, 1 / np.sqrt(dim), size=(dim, dim)).astype(np.float32)
+        return cls(E, W)
+
+    def _forward(self, x: np.ndarray):
+        h = np.tanh(self.E[x] @ self.W)
+        logits = h @ self.E.T
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        return h, p
+
+    @property
+    def n_vocab(self) -> int:
+        return self.E.shape[0]
+
+    def nll(self, ids: Sequence[int], batch_size: int = 4096) -> float:
+        """Negative log-likelihood (nats) of ``ids[1:]``, each token given the one before it.
+
+        Computed ``batch_size`` pairs at a time (the memory of one softmax over the vocabulary each).
+        """
+        ids = np.asarray(ids)
+        total = 0.0
+        with threadpool_limits(limits=1, user_api="blas"):
+            for s in range(0, len(ids) - 1, batch_size):
+                x, y = ids[s : s + batch_size][: len(ids) - 1 - s], ids[s + 1 : s + 1 + batch_size]
+                _, p = self._forward(x)
+                total -= float(np.log(p[np.arange(len(y)), y]).sum())
+        return total
+
+    def prob(self, prev: Sequence[int], nxt: Sequence[int]) -> np.ndarray:
+        """P(next = nxt[i] | previous = prev[i]) for each i."""
+        with threadpool_limits(limits=1, user_api="blas"):
+            _, p = self._forward(np.asarray(prev))
+        return p[np.arange(len(nxt)), np.asarray(nxt)]
+
+    def fit(
+        self,
+        ids: Sequence[int],
+        *,
+        steps: int,
+        batch_size: int = 256,
+        lr: float = 0.01,
+        rows: Sequence[int] | None = None,
+        seed: int = 0,
+    ) -> list[float]:
+        """Adam on random (token, next token) pairs; returns the loss of each step.
+
+        With ``rows``, only those embedding rows change (W and every other row frozen).
+        """
+        ids = np.asarray(ids)
+        if len(ids) < 2:
+            raise ValueError("need at least two token IDs to train on")
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._fit(ids, steps, batch_size, lr, rows, seed)
+
+    def _fit(self, ids, steps, batch, lr, rows, seed) -> list[float]:
+        rng = np.random.default_rng(seed)
+        params = {"E": self.E} if rows is not None else {"E": self.E, "W": self.W}
+        for name, a in params.items():
+            self.adam.setdefault(name, {"m": np.zeros_like(a), "v": np.zeros_like(a)})
+        mask = None
+        if rows is not None:
+            mask = np.zeros((self.E.shape[0], 1))
+            mask[list(rows)] = 1.0
+        losses = []
+        b1, b2, eps = 0.9, 0.999, 1e-8
+        for _ in range(steps):
+            pos = rng.integers(0, len(ids) - 1, size=batch)
+            x, y = ids[pos], ids[pos + 1]
+            h, p = self._forward(x)
+            losses.append(float(-np.log(p[np.arange(batch), y]).mean()))
+            d_logits = p
+            d_logits[np.arange(batch), y] -= 1
+            d_logits /= batch
+            grads = {"E": d_logits.T @ h}  # output side of the tied rows
+            d_h = d_logits @ self.E
+            d_pre = d_h * (1 - h**2)
+            np.add.at(grads["E"], x, d_pre @ self.W.T)  # input side
+            grads["W"] = self.E[x].T @ d_pre
+            self.steps += 1
+            for name, a in params.items():
+                g = grads[name] if mask is None or name != "E" else grads[name] * mask
+                m, v = self.adam[name]["m"], self.adam[name]["v"]
+                m *= b1
+                m += (1 - b1) * g
+                v *= b2
+                v += (1 - b2) * g * g
+                step = lr * (m / (1 - b1**self.steps)) / (np.sqrt(v / (1 - b2**self.steps)) + eps)
+                if mask is not None and name == "E":
+                    step *= mask
+                a -= step
         return losses

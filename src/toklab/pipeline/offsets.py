@@ -32,14 +32,8 @@ WordPiece and Unigram models (a Unigram by its Viterbi surfaces; wrap a bare
 naming the stage.
 
 A `toklab.SentencePieceTokenizer` has its own front end (compiled table, user
-symbols, whitespace rules, ``▁``), so `sentencepiece_offsets` follows
-sentencepiece's own bookkeeping instead: each normalized byte remembers where
-in the original the step that produced it began, and a piece spans from its
-first byte's origin to the origin of the byte after it. So a ``▁`` made from a
-run of spaces covers the whole run, the dummy prefix is empty, and of the
-``<0xXX>`` pieces of an unknown character all but the last are empty, the last
-covering the character. The result equals sentencepiece's
-``encode(text, return_type="offset_mapping")``, in characters and in bytes.
+symbols, whitespace rules, ``▁``), so its offsets follow sentencepiece's own
+bookkeeping instead (`toklab.sentencepiece.alignment`).
 """
 
 from __future__ import annotations
@@ -50,10 +44,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.special import SpecialSet
-from ..base.unicode import replace_surrogates, utf8_sequence_length
+from ..base.unicode import replace_surrogates
 
-__all__ = ["Encoding", "OffsetsMixin", "encode_with_offsets", "decode_with_offsets", "alignment",
-           "sentencepiece_alignment", "sentencepiece_offsets"]
+__all__ = ["Encoding", "OffsetsMixin", "encode_with_offsets", "decode_with_offsets", "alignment", "utf8_offsets"]
 
 Span = tuple[int, int]
 
@@ -70,7 +63,7 @@ class Encoding:
         return len(self.ids)
 
 
-def _byte_starts(text: str) -> list[int]:
+def utf8_offsets(text: str) -> list[int]:
     """UTF-8 byte offset of each character of ``text``, and of its end."""
     starts = [0]
     for ch in text:
@@ -129,7 +122,7 @@ def _token_spans(model: Any, chunk: str, ids: Sequence[int]) -> list[tuple[Span,
     """Each token's character span in ``chunk`` and, for byte-level tokens, its byte span."""
     token = model.id_to_token
     if ids and isinstance(token(ids[0]), bytes):  # byte-level BPE: tokens are bytes
-        starts = _byte_starts(chunk)
+        starts = utf8_offsets(chunk)
         out, pos = [], 0
         for i in ids:
             end = pos + len(token(i))
@@ -159,7 +152,7 @@ def _unigram_spans(model: Any, chunk: str, n_ids: int) -> list[tuple[Span, Span 
     """Spans of a Unigram model's IDs for ``chunk``, from its Viterbi surfaces: a run of
     unknown characters is one ID spanning the run; a byte-fallback piece spans the
     character holding its byte, and its byte span is that exact byte."""
-    starts = _byte_starts(chunk)
+    starts = utf8_offsets(chunk)
     out: list[tuple[Span, Span | None]] = []
     byte = 0
     prev_unk = False
@@ -202,7 +195,7 @@ def encode_with_offsets(
     if not hasattr(pipe, "split_specials"):
         raise TypeError(f"encode_with_offsets needs a toklab Pipeline or ByteBPE, got {type(tokenizer).__name__}")
     text = replace_surrogates(text)  # one U+FFFD per lone surrogate: positions are kept
-    byte_starts = _byte_starts(text)
+    byte_starts = utf8_offsets(text)
     ids: list[int] = []
     spans: list[Span] = []
     byte_spans: list[Span] = []
@@ -216,7 +209,7 @@ def encode_with_offsets(
             continue
         normalized, align = alignment(pipe.normalizer, piece)
         identity = normalized == piece and all(s == (k, k + 1) for k, s in enumerate(align))
-        piece_bytes = _byte_starts(normalized) if identity else None
+        piece_bytes = utf8_offsets(normalized) if identity else None
         for chunk, start, _ in _chunks(pipe, normalized):
             chunk_ids = pipe.model.segment(chunk)
             chunk_byte0 = piece_bytes[start] if piece_bytes is not None else 0
@@ -266,122 +259,12 @@ def decode_with_offsets(tokenizer: Any, ids: Iterable[int]) -> tuple[str, list[i
             f"the IDs do not decode to valid UTF-8: byte {exc.start} ({data[exc.start:exc.start + 1].hex()}), "
             f"in token {ids[k]} at position {k}; decode with errors='replace' to see the text"
         ) from None
-    starts = _byte_starts(text)
+    starts = utf8_offsets(text)
     offsets, pos = [], 0
     for p in pieces:
         offsets.append(bisect.bisect_right(starts, pos) - 1 if p else bisect.bisect_left(starts, pos))
         pos += len(p)
     return text, offsets
-
-
-def sentencepiece_alignment(normalizer: Any, text: str) -> tuple[str, list[int]]:
-    """sentencepiece's normalization of ``text`` with its ``norm_to_orig`` map.
-
-    ``normalizer`` is a `toklab.normalizers.SentencePieceNormalizer`. Returns
-    the normalized text (equal to ``normalizer.normalize(text)``) and, per
-    normalized character plus one for the end, the UTF-8 byte offset in
-    ``text`` where the normalization step that produced it began.
-    """
-    cfg = normalizer.config
-    data = text.encode("utf-8")  # a lone surrogate raises here, as normalize does
-    charsmap = normalizer.charsmap
-    if charsmap is None and cfg.normalization != "identity":
-        raise TypeError(f"offsets through the {cfg.normalization!r} rule need the model's compiled charsmap "
-                        "(every model sentencepiece trains has one)")
-    steps: list[tuple[str, int, int]] = []  # (output, start byte, length in bytes)
-    pos = 0
-    while pos < len(data):
-        length = normalizer.user_match(data, pos)
-        if length:
-            out = data[pos : pos + length].decode("utf-8")
-        else:
-            length, out = charsmap.longest_match(data, pos) if charsmap is not None else (0, "")
-            if length == 0:
-                length = utf8_sequence_length(data[pos])
-                out = data[pos : pos + length].decode("utf-8")
-        steps.append((out, pos, length))
-        pos += length
-    rew, escape = cfg.remove_extra_whitespaces, cfg.escape_whitespaces
-    space = "\u2581" if escape else " "
-    k = 0
-    if rew:  # leading steps that give one space are skipped
-        while k < len(steps) and steps[k][0] == " ":
-            k += 1
-    if k == len(steps):
-        return "", [len(data)]
-    chars: list[str] = []
-    origin: list[int] = []
-    if cfg.add_dummy_prefix:
-        chars.append(space)
-        origin.append(steps[k][1])
-    prev_space = rew
-    for out, start, length in steps[k:]:
-        if prev_space and rew:
-            out = out.lstrip(" ")
-        if out:
-            for ch in out:
-                chars.append(space if ch == " " and escape else ch)
-                origin.append(start)
-            prev_space = out.endswith(" ")
-        if not rew:
-            prev_space = False
-    consumed = len(data)
-    if rew:  # trailing spaces (and literal ▁ when escaping) are removed
-        while chars and chars[-1] == space:
-            consumed = origin.pop()
-            chars.pop()
-    return "".join(chars), origin + [consumed]
-
-
-def sentencepiece_offsets(tokenizer: Any, text: str, *, add_bos: bool = False, add_eos: bool = False) -> Encoding:
-    """IDs of ``text`` under a `toklab.SentencePieceTokenizer` with sentencepiece's spans.
-
-    The IDs equal ``tokenizer.encode(text, add_bos=..., add_eos=...)``; the
-    code-point and byte spans equal sentencepiece's ``offset_mapping`` (see the
-    module docstring for its conventions). ``add_bos``/``add_eos`` put
-    ``<s>``/``</s>`` around the IDs with the span ``(0, 0)``, as for every token a
-    post-processor adds (sentencepiece's offset API refuses ``add_bos``).
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"expected str, got {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        tokenizer.normalize(text)  # raises ValueError naming the lone surrogate
-        raise
-    normalized, origin = sentencepiece_alignment(tokenizer.normalizer, text)
-    byte_starts = _byte_starts(text)
-    char_of = {b: k for k, b in enumerate(byte_starts)}
-    pieces = tokenizer.segment(normalized)
-    ids: list[int] = []
-    byte_spans: list[Span] = []
-    pos = k = 0
-    while k < len(pieces):
-        if tokenizer.kind(pieces[k][1]) == "byte":  # byte fallback: the bytes of an unknown run
-            run = k
-            while run < len(pieces) and tokenizer.kind(pieces[run][1]) == "byte":
-                run += 1
-            # sentencepiece spans each unknown character on its own: its last byte piece covers it
-            for ch in bytes(int(p[3:5], 16) for p, _ in pieces[k:run]).decode("utf-8"):
-                begin, end = origin[pos], origin[pos + 1]
-                n = len(ch.encode("utf-8"))
-                ids.extend(pid for _, pid in pieces[k : k + n])
-                byte_spans += [(begin, begin)] * (n - 1) + [(begin, end)]
-                pos, k = pos + 1, k + n
-            continue
-        surface, pid = pieces[k]
-        ids.append(pid)
-        byte_spans.append((origin[pos], origin[pos + len(surface)]))
-        pos += len(surface)
-        k += 1
-    if pos != len(normalized):
-        raise AssertionError(f"pieces of {text!r} do not spell its normalized text {normalized!r}")
-    spans = [(char_of[a], char_of[b]) for a, b in byte_spans]
-    head = [tokenizer.token_to_id("<s>")] if add_bos else []
-    tail = [tokenizer.token_to_id("</s>")] if add_eos else []
-    empty = [(0, 0)]
-    return Encoding(tuple(head + ids + tail), tuple(empty * len(head) + spans + empty * len(tail)),
-                    tuple(empty * len(head) + byte_spans + empty * len(tail)))
 
 
 class OffsetsMixin:

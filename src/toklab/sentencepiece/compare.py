@@ -1,4 +1,11 @@
-"""Our Unigram trainer against sentencepiece's, on the same lines and the same settings."""
+"""toklab against the ``sentencepiece`` library: its trainer run in memory, and our Unigram trainer against it.
+
+`train_sentencepiece` trains a model with the real library (in memory, quietly, on one
+thread) for the chapters and tests to compare with; `compare_with_sentencepiece` trains
+our Unigram trainer and sentencepiece's on the same lines under the same settings
+(`SENTENCEPIECE_OPTIONS`) and measures both models (`SentencePieceComparison`).
+The library is imported when one of them runs, not when this module is imported.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +13,42 @@ import io
 import math
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..pre_tokenizers.metaspace import escape, split_words
+from ..base.pieces import escape
+from ..pre_tokenizers.metaspace import split_words
 from ..unigram.lattice import Lattice, piece_lookup
 from ..unigram.model import Unigram
 from ..unigram.trainer import train
+from .tokenizer import load_unigram
 
-__all__ = ["SENTENCEPIECE_OPTIONS", "SentencePieceComparison", "normalised_log_likelihood", "compare_with_sentencepiece"]
+__all__ = ["train_sentencepiece", "SENTENCEPIECE_OPTIONS", "SentencePieceComparison", "normalised_log_likelihood",
+           "compare_with_sentencepiece"]
+
+
+def train_sentencepiece(lines: str | Iterable[str], **options: Any):
+    """Train a sentencepiece model in memory, quietly, on one thread; return its ``SentencePieceProcessor``.
+
+    ``lines`` is a list of sentences, or text cut into its non-empty lines.
+    ``options`` go to ``SentencePieceTrainer.train`` as they are (``vocab_size``,
+    ``model_type``, ``byte_fallback``, ...); only ``num_threads=1`` (so the
+    result does not depend on thread timing) and ``minloglevel=2`` (no log on
+    stderr) are defaults here, and ``model_writer`` keeps the model out of the
+    file system. The model's bytes are ``processor.serialized_model_proto()``.
+    """
+    import sentencepiece as spm
+
+    if isinstance(lines, str):
+        lines = [line for line in lines.splitlines() if line.strip()]
+    buffer = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(list(lines)), model_writer=buffer, **{"num_threads": 1, "minloglevel": 2, **options}
+    )
+    return spm.SentencePieceProcessor(model_proto=buffer.getvalue())
 
 
 #: The sentencepiece options that make its Unigram trainer see exactly what
@@ -163,7 +194,7 @@ def compare_with_sentencepiece(
     seconds_sp = time.perf_counter() - t0
     proto = buf.getvalue()
     processor = spm.SentencePieceProcessor(model_proto=proto)
-    theirs = Unigram.from_sentencepiece(proto)
+    theirs = load_unigram(proto)
 
     t0 = time.perf_counter()
     ours = train([escape(ln) for ln in train_lines], vocab_size,

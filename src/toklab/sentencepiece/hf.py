@@ -2,10 +2,12 @@
 
 HF has no sentencepiece component; it rebuilds one from its own parts. This
 module says which parts reproduce which sentencepiece step, writes them
-(`hf_normalizer`, `hf_model`, `hf_decoder`, `hf_added_tokens`; the
-``tokenizers`` objects, so ``Tokenizer.to_str()`` writes the JSON) and reads
-them back from a ``tokenizer.json`` (`sentencepiece_from_hf`), refusing any
-part it cannot map exactly, by name.
+(`hf_tokenizer`: `hf_model`, `hf_added_tokens`, and the ``to_hf`` of the
+normalizer, `toklab.normalizers.SentencePieceNormalizer`, and of the decoder,
+`toklab.decoders.SentencePieceDecoder`; the ``tokenizers`` objects, so
+``Tokenizer.to_str()`` writes the JSON) and reads them back from a
+``tokenizer.json`` (`sentencepiece_from_hf`), refusing any part it cannot map
+exactly, by name.
 
 The normalizer carries the whole front end, as sentencepiece's does: the
 compiled table (``Precompiled``), then with ``remove_extra_whitespaces`` two
@@ -51,23 +53,21 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..pre_tokenizers.metaspace import SPACE
-from .model_file import SPConfig, SPPiece, byte_piece
+from ..base.pieces import SPACE, byte_piece
+from ..normalizers.spm import HF_COLLAPSE, HF_STRIP_ENDS, HF_TRAILING
+from .model_file import SPConfig, SPPiece
 
 __all__ = [
     "flat_steps",
     "hf_float",
     "JsonFloat",
-    "hf_normalizer",
     "hf_model",
     "hf_merges",
-    "hf_decoder",
     "hf_tokenizer",
     "hf_added_tokens",
     "sentencepiece_from_hf",
 ]
 
-_STRIP_ENDS = "^ +| +$"
 _POW10 = [float(f"1e{k}") for k in range(309)]
 
 
@@ -107,41 +107,6 @@ class JsonFloat(float):
 
 def _hf_score(score: Any) -> float:
     return hf_float(getattr(score, "text", None) or repr(float(score)))
-_COLLAPSE = " {2,}"
-_TRAILING = SPACE + "+$"
-
-
-def hf_normalizer(config: SPConfig, replacements: Sequence[str] = ()):
-    """The normalizer of a sentencepiece model as HF steps (None when there is nothing to do).
-
-    ``replacements`` are the compiled table's strings: a replacement holding
-    two spaces in a row would be collapsed by HF's ``Replace`` but not by
-    sentencepiece, so it is refused.
-    """
-    from tokenizers import Regex, normalizers
-
-    steps = []
-    if config.charsmap:
-        steps.append(normalizers.Precompiled(config.charsmap))
-    elif config.normalization != "identity":
-        raise ValueError(
-            f"normalization {config.normalization!r} is applied by rule, and HF's own NFKC follows other Unicode "
-            "tables: give the model a compiled table (toklab.normalizers.tables.compile_rule) first"
-        )
-    if config.remove_extra_whitespaces:
-        doubled = next((r for r in replacements if "  " in r), None)
-        if doubled is not None:
-            raise ValueError(f"the table replaces a character by {doubled!r}, whose double space HF would collapse")
-        steps += [normalizers.Replace(Regex(_STRIP_ENDS), ""), normalizers.Replace(Regex(_COLLAPSE), " ")]
-    if config.add_dummy_prefix:
-        steps.append(normalizers.Prepend(SPACE if config.escape_whitespaces else " "))
-    if config.escape_whitespaces:
-        steps.append(normalizers.Replace(" ", SPACE))
-        if config.remove_extra_whitespaces:
-            steps.append(normalizers.Replace(Regex(_TRAILING), ""))
-    if not steps:
-        return None
-    return steps[0] if len(steps) == 1 else normalizers.Sequence(steps)
 
 
 def _matchable(pieces: Sequence[SPPiece]) -> None:
@@ -202,33 +167,6 @@ def _chars_are_pieces(normal: set[str]) -> None:
         if missing is not None:
             raise ValueError(f"piece {piece!r} holds {missing!r}, which is not a piece: sentencepiece's BPE can still "
                              "merge it, HF's cannot")
-
-
-def hf_decoder(kinds: Mapping[str, str], add_dummy_prefix: bool, remove_extra_whitespaces: bool, unk_surface: str):
-    """sentencepiece's decoder as HF steps: ``Metaspace``, ``ByteFallback``, the unknown piece's surface.
-
-    A model that adds a dummy prefix but keeps extra whitespace gets ``Replace('▁', ' ')``,
-    ``ByteFallback``, the surface, ``Fuse`` and ``Strip(' ', 1, 0)`` instead (see the comment).
-
-    ``Metaspace`` runs first so that a ``▁`` spelled by byte pieces stays a
-    ``▁``, as in sentencepiece; the ``Replace`` runs last so that the surface's
-    leading space is not taken for the dummy prefix.
-    """
-    from tokenizers import decoders
-
-    unk = next(p for p, k in kinds.items() if k == "unknown")
-    clash = next((p for p, k in kinds.items() if k == "normal" and unk in p), None)
-    if clash is not None:
-        raise ValueError(f"piece {clash!r} contains the unknown piece {unk!r}; HF's Replace would rewrite it too")
-    byte = [decoders.ByteFallback()] if any(k == "byte" for k in kinds.values()) else []
-    if add_dummy_prefix and not remove_extra_whitespaces:
-        # Whitespace is kept, so the first piece may be "▁▁": sentencepiece drops one ▁ of it,
-        # HF's Metaspace every ▁ of the first token. Strip after Fuse drops exactly one space.
-        # Only difference left: IDs that begin with the unknown piece lose its surface's first space.
-        return decoders.Sequence([decoders.Replace(SPACE, " "), *byte, decoders.Replace(unk, unk_surface),
-                                  decoders.Fuse(), decoders.Strip(" ", 1, 0)])
-    scheme = "always" if add_dummy_prefix or remove_extra_whitespaces else "never"
-    return decoders.Sequence([decoders.Metaspace(SPACE, scheme), *byte, decoders.Replace(unk, unk_surface)])
 
 
 def hf_tokenizer(pieces: Sequence[SPPiece], config: SPConfig, normalizer, decoder):
@@ -292,13 +230,13 @@ def _read_normalizer(component: Any) -> dict[str, Any]:
             name = "Precompiled"
         elif kind == "Prepend" and step.get("prepend") in (SPACE, " "):
             name = "Prepend"
-        elif kind == "Replace" and _pattern(step) == ("Regex", _STRIP_ENDS) and step["content"] == "":
+        elif kind == "Replace" and _pattern(step) == ("Regex", HF_STRIP_ENDS) and step["content"] == "":
             name = "strip"
-        elif kind == "Replace" and _pattern(step) == ("Regex", _COLLAPSE) and step["content"] == " ":
+        elif kind == "Replace" and _pattern(step) == ("Regex", HF_COLLAPSE) and step["content"] == " ":
             name = "collapse"
         elif kind == "Replace" and _pattern(step) == ("String", " ") and step["content"] == SPACE:
             name = "escape"
-        elif kind == "Replace" and _pattern(step) == ("Regex", _TRAILING) and step["content"] == "":
+        elif kind == "Replace" and _pattern(step) == ("Regex", HF_TRAILING) and step["content"] == "":
             name = "trailing"
         else:
             raise Unsupported(f"normalizer {_describe(step)} is not implemented (toklab reads sentencepiece's "

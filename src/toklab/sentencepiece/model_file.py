@@ -2,11 +2,12 @@
 
 The format belongs to none of its readers, so it has a module of its own (as
 sentencepiece keeps ``sentencepiece_model.proto`` apart from its processor and
-trainer): `SentencePieceTokenizer` and `Unigram` both read models with
-`parse_model_proto`, and `serialize_model_proto` writes one that the
-``sentencepiece`` library loads. A model holds the vocabulary in ID order, each
-entry a piece, a float32 score and a kind (`KINDS`), and the front-end settings
-this module gathers in `SPConfig`, including the compiled normalization table.
+trainer): `toklab.sentencepiece.SentencePieceTokenizer` and
+`toklab.sentencepiece.load_unigram` both read models with `parse_model_proto`, and
+`serialize_model_proto` writes one that the ``sentencepiece`` library loads. A model
+holds the vocabulary in ID order, each entry a piece, a float32 score and a kind
+(`toklab.base.pieces.KINDS`), and the front-end settings this module gathers in
+`SPConfig`, including the compiled normalization table.
 """
 
 from __future__ import annotations
@@ -17,16 +18,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ..base.pieces import KINDS, UNK_SURFACE, byte_of_piece, byte_piece
 from ..normalizers.nmt import NORMALIZATIONS
 
 __all__ = [
-    "UNK_SURFACE",
     "ENGINES",
-    "KINDS",
     "SPPiece",
     "SPConfig",
-    "byte_piece",
-    "byte_of_piece",
     "model_bytes",
     "read_varint",
     "iter_fields",
@@ -36,17 +34,8 @@ __all__ = [
     "serialize_model_proto",
 ]
 
-#: What ``decode`` prints for ``<unk>``: sentencepiece's default ``unk_surface``
-#: (U+2047 DOUBLE QUESTION MARK with a space on each side).
-UNK_SURFACE = " \u2047 "
-
 #: The libraries whose arithmetic a model can reproduce (see `SPConfig`).
 ENGINES = ("sentencepiece", "tokenizers")
-
-#: Piece kinds, named like sentencepiece's piece types. Only "normal" and
-#: "user" pieces are ever matched against text; "control" pieces (``<s>``) get
-#: IDs but come only from the caller; "byte" pieces are byte fallback's ``<0xXX>``.
-KINDS = ("normal", "unknown", "control", "user", "byte", "unused")
 
 
 class SPPiece(NamedTuple):
@@ -55,16 +44,6 @@ class SPPiece(NamedTuple):
     piece: str
     score: float
     kind: str = "normal"
-
-
-def byte_piece(b: int) -> str:
-    """The spelling of byte ``b`` as a byte-fallback piece: ``byte_piece(0xE9) == "<0xE9>"``."""
-    return f"<0x{b:02X}>"
-
-
-def byte_of_piece(piece: str) -> int:
-    """The byte a ``<0xXX>`` piece stands for (the inverse of `byte_piece`)."""
-    return int(piece[3:5], 16)
 
 
 @dataclass(frozen=True)

@@ -59,8 +59,10 @@ from ..base.checks import check_bool, check_int, check_str, not_utf8, type_name,
 from ..normalizers.nmt import NORMALIZATIONS
 from ..normalizers.spm import SentencePieceNormalizer
 from ..normalizers.tables import compile_rule
-from ..pre_tokenizers.metaspace import SPACE, split_words
-from .model_file import UNK_SURFACE, SPConfig, SPPiece, byte_piece
+from ..base.pieces import SPACE
+from ..pre_tokenizers.metaspace import split_words
+from ..base.pieces import UNK_SURFACE, byte_piece
+from .model_file import SPConfig, SPPiece
 from ..unigram.trainer import train as train_unigram
 
 __all__ = ["sentences", "script_runs", "word_counts", "merge_chars", "covered_chars", "train_bpe_pieces", "train_model"]

@@ -38,10 +38,11 @@ from .. import bpe, normalizers, unigram, wordpiece
 from ..data import corpus
 from ..lab import extension
 from ..measure import metrics
-from ..sentencepiece import model_file
 from ..base import unicode
+from ..base.pieces import byte_piece
 from ..bpe import ByteBPE
-from ..sentencepiece.tokenizer import SentencePieceTokenizer
+from ..sentencepiece import SentencePieceTokenizer
+from ..sentencepiece.model_file import SPConfig
 
 __all__ = ["Invariant", "Result", "INVARIANTS", "run", "report"]
 
@@ -128,9 +129,9 @@ def check_unigram() -> str:
 
 def _byte_fallback_model() -> SentencePieceTokenizer:
     pieces = [("<unk>", 0.0, "unknown"), ("<s>", 0.0, "control"), ("</s>", 0.0, "control")]
-    pieces += [(model_file.byte_piece(b), 0.0, "byte") for b in range(256)]
+    pieces += [(byte_piece(b), 0.0, "byte") for b in range(256)]
     pieces += [(p, -1.0 - k, "normal") for k, p in enumerate(["▁", "A", "1", "▁A"])]
-    return SentencePieceTokenizer(pieces, model_file.SPConfig(byte_fallback=True))
+    return SentencePieceTokenizer(pieces, SPConfig(byte_fallback=True))
 
 
 def check_coverage_vs_fidelity() -> str:

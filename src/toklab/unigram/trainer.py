@@ -19,7 +19,7 @@ import numpy as np
 
 from ..base.checks import check_int, type_name, warn_smaller
 from ..pre_tokenizers.metaspace import split_words
-from ..sentencepiece.model_file import byte_piece
+from ..base.pieces import byte_piece
 from .lattice import Lattice, code_points
 from .model import Unigram
 from .reference import MIN_EXPECTED_COUNT, digamma

@@ -25,7 +25,7 @@ _DETERMINISM_SCRIPT = """
 import hashlib, json
 import numpy as np
 import toklab
-from toklab import batching, healing
+from toklab.lab import batching, healing
 from toklab.lab.toylm import BigramLM
 tok = toklab.ByteBPE.from_tiktoken("r50k_base")
 out = []
@@ -35,7 +35,7 @@ for text in ("hello fanta", "we'l", "a\\n ", "12345", " \\u6ce8"):
     out.append([list(h.kept), h.prefix.hex(), list(h.removed), h.complete])
 ids = tok.encode("the cat sat on the mat. the dog sat on the log. " * 20)
 lm = BigramLM(ids, tok.n_vocab)
-out.append(list(healing.generate(tok, "the do", lm.log_probs, 5).ids))
+out.append(list(healing.generate(tok, "the do", lm.next_log_probs, 5).ids))
 packed = batching.pack([[5, 6], [7, 8, 9]], 4, eos_id=2, pad_id=0)
 out.append(packed.ids.tolist())
 print(hashlib.sha256(json.dumps(out).encode()).hexdigest())

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 _SNIPPET = (
-    "import hashlib, numpy as np; from toklab import corpus, patching as P; "
+    "import hashlib, numpy as np; from toklab.data import corpus; from toklab.lab import patching as P; "
     "t = corpus.load('mixed', max_bytes=30_000).encode(); "
     "m = P.ByteNgramModel.train(t[:20_000], order=5); e = m.entropies(t[20_000:]); "
     "s = P.patch_starts(e, P.threshold_for_mean_size(e, 4.5, 'monotonic'), 'monotonic'); "

@@ -93,7 +93,7 @@ def test_different_seeds_give_different_problems(problems, topic):
 
 _DUMP = """
 import json, sys
-from toklab import drills
+from toklab.teaching import drills
 out = {f"{t}:{s}": [drills.generate(t, s).prompt, drills.generate(t, s).answer_text]
        for t in drills.TOPICS for s in range(8)}
 json.dump(out, sys.stdout)

@@ -26,7 +26,7 @@ from toklab.lab.patching import hash_buckets
 from toklab.teaching import exercises
 from toklab.teaching.exercises import CHAPTERS, REGISTRY, CheckFailure, checkers, get
 
-BOOK = Path(__file__).resolve().parents[2] / "book"
+BOOK = Path(__file__).resolve().parents[3] / "book"
 LABELS = list(REGISTRY)
 
 

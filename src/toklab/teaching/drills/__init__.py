@@ -56,8 +56,9 @@ def generate(topic: str, seed: int | None = None) -> Problem:
 
     Without a seed a random one is drawn (and recorded in ``problem.seed``, so the
     problem can be generated again). The random stream is seeded from the text
-    ``"toklab.teaching.drills:<topic>:<seed>"``, so it is the same in every process and under
-    every ``PYTHONHASHSEED``.
+    ``"toklab.drills:<topic>:<seed>"`` (the package's first name, kept so that every seed
+    gives the problem it always gave), so it is the same in every process and under every
+    ``PYTHONHASHSEED``.
     """
     if topic not in _GENERATORS:
         raise ValueError(f"unknown drill topic {topic!r}; topics: {', '.join(TOPICS)}")
@@ -65,5 +66,5 @@ def generate(topic: str, seed: int | None = None) -> Problem:
         seed = secrets.randbelow(10**6)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    rng = random.Random(f"toklab.teaching.drills:{topic}:{seed}")
+    rng = random.Random(f"toklab.drills:{topic}:{seed}")
     return _GENERATORS[topic][0](rng, topic, seed)

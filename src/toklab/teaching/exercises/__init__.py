@@ -12,7 +12,7 @@ Every checker is registered under its exercise label (``<file stem>-exN``,
 as in the chapters): `REGISTRY` maps labels to `Exercise` entries, in book
 order, and `get` finds one::
 
-    from toklab import exercises
+    from toklab.teaching import exercises
     entry = exercises.get("ch02_1-ex2")
     entry.function                 # 'my_encode': the function the reader defines
     entry.check(my_encode)         # the checker; entry.reference passes it

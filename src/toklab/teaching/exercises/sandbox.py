@@ -108,11 +108,11 @@ def run(label: str, path: str | os.PathLike, *, function: str | None = None, lim
     path = Path(path).resolve()
     read_fd, write_fd = os.pipe()
     # The child imports the toklab this process runs (first on its path), whatever the working directory.
-    package_root = str(Path(__file__).resolve().parents[2])
+    package_root = str(Path(__file__).resolve().parents[3])  # src/, holding toklab/teaching/exercises/
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join([package_root, *filter(None, [os.environ.get("PYTHONPATH")])]))
-    command = [sys.executable, "-P", "-m", "toklab.teaching.exercises.sandbox", str(write_fd), label, str(path), function or "",
-               str(limits.memory_mb), repr(float(limits.seconds))]
+    command = [sys.executable, "-P", "-m", "toklab.teaching.exercises.sandbox", str(write_fd), label, str(path),
+               function or "", str(limits.memory_mb), repr(float(limits.seconds))]
     errors = None if show_output else tempfile.TemporaryFile()
     start = time.monotonic()
     try:

@@ -1,4 +1,4 @@
-"""Normalization with offsets (`toklab.normalizers.offsets`).
+"""Normalization with offsets (`toklab.normalizers.forms`).
 
 `normalize_with_offsets` is checked three ways: against `unicodedata.normalize`
 (the normalized string must be identical, for every code point that any form
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab.normalizers import offsets as tn
+from toklab.normalizers import forms as tn
 
 FORMS = tn.NORMAL_FORMS
 
