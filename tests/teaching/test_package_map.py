@@ -11,7 +11,7 @@ import pytest
 
 from toklab.teaching import package_map
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "toklab"
 
 
@@ -47,13 +47,26 @@ def test_every_declared_fast_function_is_in_the_tour():
     assert declared and declared <= listed, f"not in toklab.teaching.package_map.PAIRS: {sorted(declared - listed)}"
 
 
-def test_every_module_of_the_package_is_on_one_map():
+def test_every_top_level_package_is_on_one_map():
+    """Each top-level name is an entry of `MAP` or of `BEYOND`, or holds one (``toklab.base.special``), once."""
     on_maps = [m for _, m in package_map.MAP + package_map.BEYOND]
     assert len(on_maps) == len(set(on_maps))
     top = {f"toklab.{p.stem}" for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")}
     top |= {f"toklab.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
-    assert top == set(on_maps), f"missing: {sorted(top - set(on_maps))}; stale: {sorted(set(on_maps) - top)}"
+    covered = {".".join(m.split(".")[:2]) for m in on_maps}
+    assert top == covered, f"missing: {sorted(top - covered)}; stale: {sorted(covered - top)}"
+    assert all(package_map.resolve(m) for m in on_maps)
     assert all(summary for _, _, summary, _ in package_map.package_map(package_map.BEYOND))
+
+
+def test_layers_list_every_top_level_name_once_in_the_layout():
+    layout = package_map.layout()
+    names = [path.removeprefix("toklab/").removesuffix("/").removesuffix(".py") for _, path, _, _ in layout]
+    assert names == [n for _, group in package_map.LAYERS for n in group]
+    assert [package_map.layer_of(n) for n in names] == sorted(package_map.layer_of(n) for n in names)
+    assert all(summary and not summary.endswith(":") for _, _, summary, _ in layout)
+    with pytest.raises(KeyError, match="no layer"):
+        package_map.layer_of("toklab.nosuchpackage")
 
 
 def test_the_map_covers_every_stage_in_pipeline_order():

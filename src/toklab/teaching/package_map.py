@@ -1,23 +1,136 @@
-"""The package's map of itself (§7): where each pipeline stage lives, and every reference-fast pair.
+"""The package's map of itself: its layers, where each pipeline stage lives, and every reference-fast pair.
 
-`MAP` lists the modules in pipeline order with the stage each implements, `BEYOND` every
-other module with the part of the book that uses it; `package_map`
-reads each module's own docstring for its one-line summary, so the table in the book is
-the package's description of itself. `PAIRS` lists every textbook function beside its
-fast partner and the test that ties the two; ``tests/teaching/test_package_map.py`` checks that every
-name resolves, that each fast docstring says what it must equal, that each test exists
-and is named after the reference, and that no fast function declared "Must equal ..."
+`LAYERS` is the one table of the package's layers, bottom to top. Every top-level name of
+``toklab`` sits in exactly one layer, and a module may import only from a lower layer or
+from inside its own top-level package (``tests/test_layout.py`` walks every import, lazy
+ones included, and fails on one that points up or sideways). `layout` reads each
+top-level name's own docstring for its one-line summary and lists its files; the README's
+package table (`readme_table`) and the list in the package docstring (`docstring_list`) are
+that layout rendered, a test fails when either differs from it, and
+``python -m toklab.teaching.package_map`` writes both again.
+
+`MAP` lists the modules in pipeline order with the stage each implements, `BEYOND` the
+other top-level packages with their layer; `package_map` reads each module's docstring
+for its summary. `PAIRS` lists every textbook function beside its fast partner and the
+test that ties the two; ``tests/teaching/test_package_map.py`` checks that every name
+resolves, that each fast docstring says what it must equal, that each test exists and
+is named after the reference, and that no fast function declared "Must equal ..."
 anywhere in the package is missing from the list.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MAP", "BEYOND", "Pair", "PAIRS", "resolve", "package_map", "source_lines"]
+__all__ = ["LAYERS", "layer_of", "layout", "readme_table", "docstring_list", "write", "MAP", "BEYOND", "Pair",
+           "PAIRS", "resolve", "package_map", "source_lines"]
+
+PACKAGE = Path(__file__).resolve().parents[1]
+
+#: The layers, bottom to top: ``(what the layer is, its top-level names)``. An import
+#: points down: a module may use a lower layer, never a higher one, nor a sibling of its
+#: own layer. The pipeline composes stages and the algorithm packages build their presets
+#: from it, so it sits between the two.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ground floor", ("base",)),
+    ("real data", ("data",)),
+    ("stage 1", ("normalizers",)),
+    ("stage 2", ("pre_tokenizers",)),
+    ("stage 5, and back", ("post_processors", "decoders")),
+    ("all stages together", ("pipeline",)),
+    ("stage 3: the algorithms", ("bpe", "wordpiece", "unigram")),
+    ("a library rebuilt", ("sentencepiece",)),
+    ("files, measures", ("formats", "measure")),
+    ("the chapters' experiments", ("lab",)),
+    ("the teaching tools", ("teaching",)),
+    ("the command line", ("cli",)),
+)
+
+
+def layer_of(name: str) -> int:
+    """The index in `LAYERS` of a top-level name (``"bpe"``) or of any module under it (``"toklab.bpe.model"``)."""
+    top = name.removeprefix("toklab.").split(".")[0]
+    for i, (_, names) in enumerate(LAYERS):
+        if top in names:
+            return i
+    raise KeyError(f"{name!r} is in no layer of toklab.teaching.package_map.LAYERS")
+
+
+def _docstring(path: Path) -> str:
+    return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+
+
+def layout() -> list[tuple[str, str, str, list[str]]]:
+    """``(layer, path under src/, first line of its docstring, its files)`` per top-level name, bottom layer first.
+
+    A package's files are its modules and sub-packages (``healing/``), ``__init__`` left out;
+    a module's are none. Read from the source files, without importing them.
+    """
+    rows = []
+    for layer, names in LAYERS:
+        for name in names:
+            folder = PACKAGE / name
+            if folder.is_dir():
+                init = folder / "__init__.py"
+                files = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+                files += sorted(f"{p.parent.name}/" for p in folder.glob("*/__init__.py"))
+                rows.append((layer, f"toklab/{name}/", _docstring(init).splitlines()[0], files))
+            else:
+                rows.append((layer, f"toklab/{name}.py", _docstring(PACKAGE / f"{name}.py").splitlines()[0], []))
+    return rows
+
+
+def readme_table() -> str:
+    """The README's table of the package, one row per top-level name (see `layout`)."""
+    lines = ["| layer | `src/` | holds |", "|---|---|---|"]
+    for layer, path, summary, files in layout():
+        held = summary.rstrip(".") + (": " + ", ".join(f"`{f}`" for f in files) if files else "")
+        lines.append(f"| {layer} | `{path}` | {held} |")
+    return "\n".join(lines)
+
+
+def docstring_list() -> str:
+    """The list of top-level names in the package docstring, bottom layer first (see `layout`)."""
+    out = []
+    for layer, path, summary, _ in layout():
+        name = path.removeprefix("toklab/").removesuffix("/").removesuffix(".py")
+        out.append(textwrap.fill(f"- `{name}` ({layer}): {summary}", 88, subsequent_indent="  "))
+    return "\n".join(out)
+
+
+README_START = "<!-- package table: python -m toklab.teaching.package_map writes it -->"
+README_END = "<!-- end of package table -->"
+DOCSTRING_START = "The package, in layers from the bottom (`toklab.teaching.package_map.LAYERS`):"
+
+
+def _replace(text: str, start: str, end: str, body: str, where: str) -> str:
+    """``text`` with what lies between ``start`` and the next ``end`` replaced by ``body``."""
+    a = text.find(start)
+    b = text.find(end, a + len(start) - 1) if a >= 0 else -1
+    if a < 0 or b < 0:
+        raise ValueError(f"{where} has no {start!r} ... {end!r} section to write the package map into")
+    return text[: a + len(start)] + body + text[b:]
+
+
+def write(root: Path) -> list[Path]:
+    """Write `readme_table` into ``root/README.md`` and `docstring_list` into the package docstring; return what changed."""
+    changed = []
+    readme, init = root / "README.md", PACKAGE / "__init__.py"
+    for path, start, end, body in ((readme, README_START + "\n", "\n" + README_END, readme_table()),
+                                   (init, DOCSTRING_START + "\n\n", "\n\n", docstring_list())):
+        text = path.read_text(encoding="utf-8")
+        new = _replace(text, start, end, body, str(path))
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed.append(path)
+    return changed
+
 
 #: ``(stage, module)`` in pipeline order; the model stage has one package per algorithm.
 MAP: tuple[tuple[str, str], ...] = (
@@ -38,34 +151,11 @@ MAP: tuple[tuple[str, str], ...] = (
     ("tokenizer-free input", "toklab.lab.patching"),
 )
 
-#: ``(where in the book, module)`` for every module that is not a stage: what the chapters
-#: after the pipeline build on, and the tools around the package.
-BEYOND: tuple[tuple[str, str], ...] = (
-    ("§1 measuring: the bundled corpus", "toklab.data.corpus"),
-    ("§2-§3 seeing tokens", "toklab.measure.viz"),
-    ("§3.2 sentencepiece trained from raw text", "toklab.sentencepiece.trainer"),
-    ("§3.2 sentencepiece in HF terms", "toklab.sentencepiece.hf"),
-    ("§3.2 other libraries' files", "toklab.formats.hf_json"),
-    ("§4.2 real vocabularies' facts", "toklab.measure.vocab_facts"),
-    ("§4.3 vocabulary extension", "toklab.lab.extension"),
-    ("§4.3 a tiny model with a tied head", "toklab.lab.tinylm"),
-    ("§5.1 numbers", "toklab.lab.digits"),
-    ("§5.1 code whitespace", "toklab.lab.indentation"),
-    ("§5.2 glitch tokens", "toklab.lab.glitch"),
-    ("§5.2 tiny models for demonstrations", "toklab.lab.toylm"),
-    ("§5.3 token healing", "toklab.lab.healing"),
-    ("§5.4 batches and masks", "toklab.lab.batching"),
-    ("§5.5 offsets", "toklab.pipeline.offsets"),
-    ("§5.7 versioning", "toklab.pipeline.versioning"),
-    ("§7 this map", "toklab.teaching.package_map"),
-    ("§8 drills", "toklab.teaching.drills"),
-    ("appendix: the invariants", "toklab.teaching.sanity"),
-    ("exercises: the checkers", "toklab.teaching.exercises"),
-    ("the command line", "toklab.cli"),
-    ("argument checks", "toklab.base.checks"),
-    ("the chapters' helpers", "toklab.teaching.book"),
-    ("the HTML pages", "toklab.teaching.sphinxext"),
-    ("old name of the regex pre-tokenizer", "toklab.pre_tokenizers.patterns"),
+#: ``(layer, package)`` for every top-level package that is not itself on `MAP`: what the
+#: chapters after the pipeline build on, and the tools around the package.
+BEYOND: tuple[tuple[str, str], ...] = tuple(
+    (layer, f"toklab.{name}") for layer, names in LAYERS for name in names
+    if f"toklab.{name}" not in {module for _, module in MAP}
 )
 
 
@@ -117,12 +207,12 @@ PAIRS: tuple[Pair, ...] = (
          "toklab.unigram.trainer.prune_losses",
          "tests/unigram/test_fast_vs_reference.py::test_reference_prune_loss_equals_prune_losses",
          "one batched Viterbi for the corpus and one for every candidate's alternative"),
-    Pair("sentencepiece BPE segmentation", "toklab.sentencepiece.reference_bpe_segment",
-         "toklab.sentencepiece.bpe_segment",
+    Pair("sentencepiece BPE segmentation", "toklab.sentencepiece.bpe.reference_bpe_segment",
+         "toklab.sentencepiece.bpe.bpe_segment",
          "tests/sentencepiece/test_bpe.py::test_bpe_segment_equals_reference_bpe_segment",
          "a heap of candidate pairs and a linked list instead of rescanning"),
-    Pair("normal forms with offsets", "unicodedata.normalize", "toklab.normalizers.offsets.normalize_with_offsets",
-         "tests/normalizers/test_offsets.py::test_normalize_with_offsets_equals_unicodedata_normalize_on_corpus",
+    Pair("normal forms with offsets", "unicodedata.normalize", "toklab.normalizers.forms.normalize_with_offsets",
+         "tests/normalizers/test_forms.py::test_normalize_with_offsets_equals_unicodedata_normalize_on_corpus",
          "not faster: the same normal form, plus a map from every output character to its source span"),
 )
 
@@ -142,10 +232,10 @@ def resolve(dotted: str) -> Callable:
 
 
 def source_lines(module: str) -> int:
-    """Lines of source of a module, or of every file of a package."""
+    """Lines of source of a module, or of every file of a package (its sub-packages included)."""
     mod = importlib.import_module(module)
     path = Path(mod.__file__)
-    files = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
+    files = sorted(path.parent.rglob("*.py")) if path.name == "__init__.py" else [path]
     return sum(len(f.read_text(encoding="utf-8").splitlines()) for f in files)
 
 
@@ -157,3 +247,9 @@ def package_map(entries: tuple[tuple[str, str], ...] = MAP) -> list[tuple[str, s
         doc = (importlib.import_module(module).__doc__ or "").strip().splitlines()
         rows.append((stage, module, doc[0] if doc else "", source_lines(module)))
     return rows
+
+
+if __name__ == "__main__":
+    for changed in write(PACKAGE.parents[1]):
+        print(f"wrote the package map into {changed}")
+    sys.exit(0)
