@@ -222,9 +222,9 @@ def build_hf_cl100k(merges_file: Path):
     """HF byte-level BPE with cl100k_base's vocabulary and merges."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
+    from toklab.base.unicode import to_proxy
     from toklab.data import vocabs
     from toklab.pre_tokenizers import patterns
-    from toklab.base.unicode import to_proxy
 
     spec = vocabs.load("cl100k_base")
     vocab = {to_proxy(t): r for t, r in spec.ranks.items()}
@@ -422,9 +422,9 @@ def encode_cold(ctx: harness.Context, impl: str) -> dict:
 
 def encode_reference(ctx: harness.Context) -> dict:
     from toklab import bpe
+    from toklab.base.unicode import from_proxy
     from toklab.data import vocabs
     from toklab.pre_tokenizers import patterns
-    from toklab.base.unicode import from_proxy
 
     text, ref = encode_input(ctx)
     spec = vocabs.load("cl100k_base")

@@ -37,8 +37,8 @@ REAL_NAMES = ("r50k_base", "cl100k_base", "o200k_base")
 def _real(name: str):
     import tiktoken
 
-    from toklab.data import vocabs
     from toklab.bpe import ByteBPE
+    from toklab.data import vocabs
     from toklab.pre_tokenizers import patterns as pretokenize
 
     spec = vocabs.load(name)

@@ -20,7 +20,7 @@ def every_code_point() -> str:
 @lru_cache(maxsize=None)
 def small_wordpiece():
     """A BERT-style (uncased) WordPiece trained on 15 KB of each corpus file: 1,500 tokens."""
-    from toklab.data import corpus
     from toklab import wordpiece
+    from toklab.data import corpus
 
     return wordpiece.train([corpus.load(name, 15_000) for name in corpus.CORPUS], 1500)

@@ -11,12 +11,12 @@ import warnings
 import pytest
 
 import toklab
-import toklab.data.corpus
-import toklab.measure.metrics
-import toklab.pre_tokenizers.patterns
 import toklab.base.special
 import toklab.base.unicode
+import toklab.data.corpus
+import toklab.measure.metrics
 import toklab.measure.viz
+import toklab.pre_tokenizers.patterns
 from toklab import bpe, unigram, wordpiece
 from toklab.base.checks import SmallVocabularyWarning, check_id, check_ids, check_int, check_str
 

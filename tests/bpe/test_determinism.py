@@ -11,8 +11,8 @@ from collections import Counter
 import pytest
 
 from toklab import bpe
-from toklab.data import corpus
 from toklab.bpe import trainer
+from toklab.data import corpus
 
 EOT = "<|endoftext|>"
 

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toklab import bpe
-from toklab.data import corpus
 from toklab.bpe import merge_long, merge_short, reference_train
+from toklab.data import corpus
 from toklab.pre_tokenizers import patterns as pretokenize
 
 from .helpers import NUM_MERGES, SLICES, byte_words, reference_ids

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from toklab import bpe
-from toklab.data import corpus
 from toklab.bpe import reference_encode, reference_train
+from toklab.data import corpus
 
 
 def chars(words: dict[str, int], end: str | None = None) -> dict[tuple[str, ...], int]:

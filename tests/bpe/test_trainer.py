@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from toklab import bpe
-from toklab.data import corpus
 from toklab.bpe import ByteBPE
+from toklab.data import corpus
 
 from .helpers import EOT, PAD
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from toklab.measure import metrics
 from toklab import formats
+from toklab.measure import metrics
 
 
 def test_compare_reports_measures_numbers_for_each_tokenizer(toklab, texts, trained, real):

@@ -16,8 +16,8 @@ import textwrap
 import pytest
 
 from toklab import cli
-from toklab.teaching import drills
 from toklab.cli import drill
+from toklab.teaching import drills
 
 ENV = {**os.environ, "PYTHONHASHSEED": "0"}
 

@@ -10,9 +10,8 @@ import sentencepiece as spm
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab import ByteBPE, SentencePieceTokenizer, WordPiece
+from toklab import ByteBPE, SentencePieceTokenizer, WordPiece, formats
 from toklab.data import corpus, vocabs
-from toklab import formats
 from toklab.sentencepiece import load as load_model_file
 from toklab.sentencepiece.model_file import SPConfig
 

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from toklab.cli import grading
-from toklab.teaching.exercises import sandbox
+from toklab.teaching.exercises import REGISTRY, sandbox
 from toklab.teaching.exercises.sandbox import ALIASES, STATUSES, Limits
-from toklab.teaching.exercises import REGISTRY
 
 from ..teaching.exercises.test_registry import encode_by_recounting
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toklab import ByteBPE, SentencePieceTokenizer, WordPiece, train_bpe, train_unigram, train_wordpiece
-from toklab import formats
+from toklab import ByteBPE, SentencePieceTokenizer, WordPiece, formats, train_bpe, train_unigram, train_wordpiece
 from toklab.normalizers import SentencePieceNormalizer
 from toklab.sentencepiece.model_file import SPConfig
 

@@ -21,13 +21,13 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import toklab
-from toklab.data import corpus
 from toklab import sentencepiece as tsp
-from toklab.sentencepiece import train_sentencepiece
-from toklab.formats.hf_json import SentencePieceSegmenter, Unsupported, from_hf_json, read_document
 from toklab.base.pieces import SPACE
-from toklab.sentencepiece.hf import hf_merges
 from toklab.base.special import chatml
+from toklab.data import corpus
+from toklab.formats.hf_json import SentencePieceSegmenter, Unsupported, from_hf_json, read_document
+from toklab.sentencepiece import train_sentencepiece
+from toklab.sentencepiece.hf import hf_merges
 from toklab.unigram import Unigram
 
 tokenizers = pytest.importorskip("tokenizers")

@@ -20,8 +20,8 @@ import functools
 import pytest
 
 import toklab
-from toklab.data import corpus, vocabs
 from toklab import sentencepiece as tsp
+from toklab.data import corpus, vocabs
 from toklab.formats.hf_json import from_hf_json
 
 spm = pytest.importorskip("sentencepiece")

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toklab
-from toklab.lab import indentation, digits
 from toklab import pre_tokenizers
+from toklab.lab import digits, indentation
 
 
 def test_aligned_examples():

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toklab.data import corpus
-from toklab.measure import metrics
-from toklab.lab import toylm
 from toklab.bpe import train
+from toklab.data import corpus
+from toklab.lab import toylm
+from toklab.measure import metrics
 
 
 @pytest.fixture(scope="module")

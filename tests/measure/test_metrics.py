@@ -190,8 +190,8 @@ def r50k():
 def test_bytebpe_and_tiktoken_give_the_same_fertility(r50k):
     import tiktoken
 
-    from toklab.pre_tokenizers import patterns
     from toklab.data import vocabs
+    from toklab.pre_tokenizers import patterns
 
     spec = vocabs.load("r50k_base")
     enc = tiktoken.Encoding(

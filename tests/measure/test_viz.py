@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from toklab.measure import viz
 from toklab.bpe import ByteBPE
+from toklab.measure import viz
 
 
 def test_token_label_partial_utf8_is_hex():

@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
-from toklab.data import corpus
 from toklab import unigram as ug
-from toklab.pipeline import Pipeline
 from toklab.base.pieces import SPACE, escape
+from toklab.data import corpus
+from toklab.pipeline import Pipeline
 from toklab.sentencepiece import train_sentencepiece
 
 from ..helpers import small_wordpiece

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
-from toklab.pipeline import offsets
 from toklab.normalizers import UnicodeNormalizer
+from toklab.pipeline import offsets
 
 from ..helpers import small_wordpiece
 

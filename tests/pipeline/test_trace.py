@@ -14,15 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
+from toklab.base.unicode import to_proxy
 from toklab.data import corpus
 from toklab.decoders import WordPieceDecoder
-from toklab.normalizers import NORMAL_FORMS as NORMALIZERS
 from toklab.normalizers import BertNormalizer
+from toklab.normalizers import NORMAL_FORMS as NORMALIZERS
 from toklab.pipeline import STAGES, Pipeline, Stage
 from toklab.post_processors import TemplateProcessing
 from toklab.pre_tokenizers import BertPreTokenizer
 from toklab.sentencepiece import SentencePieceTokenizer, train_sentencepiece
-from toklab.base.unicode import to_proxy
 from toklab.unigram import Unigram
 from toklab.wordpiece import WordPieceModel
 

@@ -10,11 +10,11 @@ import sys
 import pytest
 
 import toklab
+from toklab.base.special import chatml
 from toklab.data import corpus, vocabs
+from toklab.decoders import ByteLevelDecoder
 from toklab.pipeline import versioning
 from toklab.sentencepiece import train_sentencepiece
-from toklab.decoders import ByteLevelDecoder
-from toklab.base.special import chatml
 
 from ..helpers import small_wordpiece
 
@@ -117,9 +117,9 @@ def test_undescribable_things_are_refused():
 
 _SCRIPT = """
 import toklab
+from toklab.base.special import chatml
 from toklab.data import corpus, vocabs
 from toklab.pipeline import versioning
-from toklab.base.special import chatml
 tok = toklab.bpe.train([corpus.load("en", 20_000)], 300, pattern="cl100k", special_tokens=["<|endoftext|>"])
 print(toklab.Pipeline(tok, normalizer="NFKC", chat_template=chatml).fingerprint())
 """

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toklab.base.pieces import SPACE, escape, unescape
-from toklab.pre_tokenizers.metaspace import split_words
 from toklab.normalizers.spm import whitespace_rules
+from toklab.pre_tokenizers.metaspace import split_words
 
 
 def test_split_words_cuts_before_every_space():

@@ -20,13 +20,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab.data import corpus
 from toklab import sentencepiece as tsp
-from toklab.sentencepiece import train_sentencepiece
+from toklab.base.pieces import KINDS, SPACE, byte_piece
+from toklab.data import corpus
 from toklab.normalizers.tables import compile_rule
-from toklab.base.pieces import SPACE
-from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.base.pieces import KINDS, byte_piece
+from toklab.sentencepiece import SentencePieceTokenizer, train_sentencepiece
 from toklab.sentencepiece.model_file import SPConfig, SPPiece, parse_model_proto, serialize_model_proto
 
 spm = pytest.importorskip("sentencepiece")

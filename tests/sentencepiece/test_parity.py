@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab.data import corpus
 from toklab.base.pieces import SPACE
+from toklab.data import corpus
 from toklab.sentencepiece import SentencePieceTokenizer
 from toklab.sentencepiece.model_file import SPConfig, encode_varint, iter_fields
 

@@ -15,15 +15,14 @@ import warnings
 
 import pytest
 
-from toklab.data import corpus
 from toklab import sentencepiece as tsp
-from toklab.sentencepiece import train_sentencepiece
 from toklab.base.checks import SmallVocabularyWarning
-from toklab.normalizers.tables import compile_rule
-from toklab.base.pieces import SPACE
-from toklab.base.pieces import byte_piece
-from toklab.sentencepiece.trainer import covered_chars, script_runs, word_counts
+from toklab.base.pieces import SPACE, byte_piece
+from toklab.data import corpus
 from toklab.normalizers.spm import SentencePieceNormalizer
+from toklab.normalizers.tables import compile_rule
+from toklab.sentencepiece import train_sentencepiece
+from toklab.sentencepiece.trainer import covered_chars, script_runs, word_counts
 
 
 def lines(name: str, size: int, start: int = 0) -> list[str]:

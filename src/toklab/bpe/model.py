@@ -19,11 +19,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..base import special
 from ..base.checks import check_id, check_ids, check_str, type_name
+from ..base.special import SpecialSet
+from ..base.unicode import replace_surrogates
 from ..decoders import ByteLevelDecoder
 from ..pipeline.offsets import OffsetsMixin
 from ..pre_tokenizers import patterns
-from ..base.special import SpecialSet
-from ..base.unicode import replace_surrogates
 from . import files
 from .encode import CUT_BYTES, Cuts, PieceCache, merge_chunk, merge_dropout, recover_split
 

@@ -15,8 +15,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .base import Command, CommandError
 from ..teaching.exercises.sandbox import Limits, Outcome, run, stop_all
+from .base import Command, CommandError
 
 __all__ = ["COMMANDS", "CSV_COLUMNS", "submissions", "csv_row"]
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base import special
-from ..data import vocabs
-from ..bpe import ByteBPE
-from ..measure.viz import token_label
 from .. import formats
+from ..base import special
+from ..bpe import ByteBPE
+from ..data import vocabs
+from ..measure.viz import token_label
 from .base import CommandError
 
 __all__ = ["VOCAB_NAMES", "SPECIALS", "Loaded", "add_options", "add_special_options", "chosen", "load_vocab"]

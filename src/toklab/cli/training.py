@@ -29,15 +29,15 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from .. import formats
 from ..bpe import train as train_bpe
 from ..bpe.trainer import file_blocks
 from ..normalizers import NORMALIZATIONS, SentencePieceNormalizer
 from ..pre_tokenizers import PATTERNS
-from ..sentencepiece.tokenizer import SentencePieceTokenizer
 from ..sentencepiece.model_file import SPConfig
+from ..sentencepiece.tokenizer import SentencePieceTokenizer
 from ..unigram import train as train_unigram
 from ..wordpiece import train as train_wordpiece
-from .. import formats
 from .base import Command, CommandError, opened
 
 __all__ = ["COMMANDS", "check_utf8", "line_batches"]

@@ -11,8 +11,8 @@ command line (errors are `FormatError`, a ValueError with a one-line message).
   (`from_hf_json`), component by component, anything else refused by name (`Unsupported`).
 """
 
-from .reader import FORMATS, READS, FormatError, detect, load
 from .hf_json import SentencePieceSegmenter, Unsupported, from_hf_json, read_document
+from .reader import FORMATS, READS, FormatError, detect, load
 from .sentencepiece_json import SP_FORMAT, SP_VERSION, load_sentencepiece, save_sentencepiece, sentencepiece_content
 
 __all__ = [

@@ -43,16 +43,16 @@ from typing import Any
 
 import regex
 
+from ..base.checks import type_name
+from ..base.unicode import from_proxy
 from ..bpe.encode import recover_split
 from ..bpe.model import ByteBPE
-from ..base.checks import type_name
 from ..pipeline.compose import Pipeline
 from ..post_processors import TemplateProcessing
 from ..pre_tokenizers.patterns import PATTERNS, onig_pattern
-from ..sentencepiece.tokenizer import SentencePieceTokenizer
 from ..sentencepiece.hf import JsonFloat, Unsupported, flat_steps, sentencepiece_from_hf
 from ..sentencepiece.hf import hf_model as sentencepiece_hf_model
-from ..base.unicode import from_proxy
+from ..sentencepiece.tokenizer import SentencePieceTokenizer
 from ..wordpiece.model import WordPiece
 
 __all__ = ["Unsupported", "SentencePieceSegmenter", "read_document", "from_hf_json"]

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..pre_tokenizers import patterns
 from ..bpe import ByteBPE
+from ..pre_tokenizers import patterns
 
 __all__ = ["extend", "added_tokens", "old_segmentation", "Regression", "regression", "Resized", "resize_embeddings"]
 

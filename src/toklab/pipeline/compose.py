@@ -41,11 +41,11 @@ from typing import Any, Protocol
 
 from ..base import special
 from ..base.checks import check_ids, check_str
-from ..normalizers.forms import UnicodeNormalizer
-from .offsets import OffsetsMixin
-from ..post_processors import bos_eos
 from ..base.special import ChatTemplate, Messages, SpecialSet
 from ..base.unicode import replace_surrogates, to_proxy
+from ..normalizers.forms import UnicodeNormalizer
+from ..post_processors import bos_eos
+from .offsets import OffsetsMixin
 
 __all__ = ["STAGES", "Model", "Stage", "Pipeline", "trace"]
 

@@ -54,16 +54,15 @@ import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from ..bpe.trainer import pop_best
 from ..base.checks import check_bool, check_int, check_str, not_utf8, type_name, warn_smaller
+from ..base.pieces import SPACE, UNK_SURFACE, byte_piece
+from ..bpe.trainer import pop_best
 from ..normalizers.nmt import NORMALIZATIONS
 from ..normalizers.spm import SentencePieceNormalizer
 from ..normalizers.tables import compile_rule
-from ..base.pieces import SPACE
 from ..pre_tokenizers.metaspace import split_words
-from ..base.pieces import UNK_SURFACE, byte_piece
-from .model_file import SPConfig, SPPiece
 from ..unigram.trainer import train as train_unigram
+from .model_file import SPConfig, SPPiece
 
 __all__ = ["sentences", "script_runs", "word_counts", "merge_chars", "covered_chars", "train_bpe_pieces", "train_model"]
 

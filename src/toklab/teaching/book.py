@@ -3,7 +3,7 @@
 Each chapter's first code cell is::
 
     import toklab
-    from toklab.teaching.book import setup, glue
+    from toklab.teaching.book import glue, setup
     setup()
 
 ``setup()`` fixes the plot style (readable defaults, one figure size, no seaborn), seeds

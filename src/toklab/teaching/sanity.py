@@ -35,12 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import bpe, normalizers, unigram, wordpiece
-from ..data import corpus
-from ..lab import extension
-from ..measure import metrics
 from ..base import unicode
 from ..base.pieces import byte_piece
 from ..bpe import ByteBPE
+from ..data import corpus
+from ..lab import extension
+from ..measure import metrics
 from ..sentencepiece import SentencePieceTokenizer
 from ..sentencepiece.model_file import SPConfig
 

@@ -20,8 +20,8 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..base.checks import check_ids, check_str, type_name
-from ..decoders import decode_utf8_per_byte
 from ..base.pieces import KINDS, UNK_SURFACE, byte_of_piece, byte_piece
+from ..decoders import decode_utf8_per_byte
 from . import lattice
 from .lattice import FLT_MIN, PieceTable, round32
 

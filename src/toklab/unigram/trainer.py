@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..base.checks import check_int, type_name, warn_smaller
-from ..pre_tokenizers.metaspace import split_words
 from ..base.pieces import byte_piece
+from ..pre_tokenizers.metaspace import split_words
 from .lattice import Lattice, code_points
 from .model import Unigram
 from .reference import MIN_EXPECTED_COUNT, digamma

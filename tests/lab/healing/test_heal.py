@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
-from toklab.lab import healing
 from toklab.data import vocabs
+from toklab.lab import healing
 from toklab.lab.healing import TokenTrie, advance, heal
 
 from .helpers import ADVERSARIAL_ALPHABET, cl100k

@@ -17,9 +17,9 @@ import pytest
 from tokenizers import Tokenizer, models
 
 from toklab import ByteBPE, bpe, unigram, wordpiece
-from toklab.teaching import drills
-from toklab.measure import metrics, vocab_facts
 from toklab.data import vocabs
+from toklab.measure import metrics, vocab_facts
+from toklab.teaching import drills
 
 SEEDS = range(40)
 

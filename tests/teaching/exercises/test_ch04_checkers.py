@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toklab.lab import extension as ext
 from toklab.bpe import ByteBPE
+from toklab.lab import extension as ext
 from toklab.teaching.exercises import CheckFailure, ch04_1, ch04_3
 
 

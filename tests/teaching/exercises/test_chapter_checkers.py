@@ -10,8 +10,8 @@ import math
 
 import pytest
 
-from toklab.measure import metrics
 from toklab.base import unicode as tu
+from toklab.measure import metrics
 from toklab.teaching.exercises import ch00, ch01
 
 

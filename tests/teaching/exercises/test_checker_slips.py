@@ -17,9 +17,9 @@ from collections import Counter
 import pytest
 
 from toklab import bpe, decoders, unigram, wordpiece
+from toklab.base import unicode
 from toklab.lab import patching
 from toklab.sentencepiece import model_file
-from toklab.base import unicode
 from toklab.teaching.exercises import CheckFailure, ch01, get
 
 

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from toklab import bpe, unigram
-from toklab.measure import metrics
 from toklab.lab.patching import hash_buckets
+from toklab.measure import metrics
 from toklab.teaching import exercises
 from toklab.teaching.exercises import CHAPTERS, REGISTRY, CheckFailure, checkers, get
 

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from ...base import special
-from ...pre_tokenizers import patterns
 from ...base.special import SpecialSet
+from ...pre_tokenizers import patterns
 from .trie import TokenTrie, advance
 from .unstable import utf8_text
 

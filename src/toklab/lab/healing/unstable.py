@@ -9,8 +9,8 @@ from weakref import WeakKeyDictionary
 import regex
 
 from ...base import special
-from ...pre_tokenizers import patterns
 from ...base.special import SpecialSet
+from ...pre_tokenizers import patterns
 from .trie import TokenTrie
 
 __all__ = ["encode_with_unstable", "stable_tokens", "merge_bytes", "utf8_text"]

@@ -16,9 +16,9 @@ import math
 import random
 import re
 
+from ...bpe import ByteBPE
 from ...data import corpus, vocabs
 from ...measure import metrics
-from ...bpe import ByteBPE
 from .problem import Mistake, Part, Problem, read_ints, read_numbers, show_number, split_parts
 
 __all__ = ["fertility_problem", "five_numbers_problem", "BASES", "NEW_SPECIALS", "cl100k"]

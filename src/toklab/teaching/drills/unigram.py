@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ... import unigram
 from .bpe import ATTEMPTS, LETTERS
-from .problem import (Mistake, Part, Problem, read_numbers, read_tokens, show_number, show_tokens,
-                      split_parts)
+from .problem import Mistake, Part, Problem, read_numbers, read_tokens, show_number, show_tokens, split_parts
 
 __all__ = ["random_model", "viterbi_problem", "forward_problem", "viterbi_values", "greedy_longest"]
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
+from ...base.special import chatml
 from ...bpe import ByteBPE, train
 from ...pipeline.compose import Pipeline
-from ...base.special import chatml
 from .harness import Run, Shown, exercise
 
 __all__ = ["check_decode", "check_encode_chat", "exercise_pipelines"]

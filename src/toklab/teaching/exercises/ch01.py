@@ -28,8 +28,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from ...measure import metrics
 from ...bpe import ByteBPE, train
+from ...measure import metrics
 from .harness import Run, Shown, exercise
 
 __all__ = [

@@ -20,8 +20,8 @@ import random
 import unicodedata
 from collections.abc import Callable, Mapping
 
-from ...pre_tokenizers import split
 from ...base.unicode import bytes_to_unicode
+from ...pre_tokenizers import split
 from .harness import Run, Shown, exercise
 
 __all__ = ["check_bytes_to_unicode", "check_group_digits"]

@@ -31,12 +31,11 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ...base.pieces import SPACE, byte_of_piece, byte_piece, unescape
 from ...decoders import decode_utf8_per_byte
-from ...base.pieces import SPACE, unescape
 from ...normalizers.spm import whitespace_rules
-from ...sentencepiece.tokenizer import SentencePieceTokenizer
 from ...sentencepiece.model_file import SPConfig, SPPiece, iter_fields, parse_model_proto
-from ...base.pieces import byte_of_piece, byte_piece
+from ...sentencepiece.tokenizer import SentencePieceTokenizer
 from .harness import Run, Shown, exercise
 
 __all__ = ["ESCAPE_CASES", "check_escape", "check_decode_byte_pieces", "check_fingerprint"]
@@ -329,8 +328,8 @@ def _edit_pieces(model: bytes, edit: Callable[[list[bytes]], list[bytes]]) -> by
 @functools.lru_cache(maxsize=1)
 def _models() -> tuple[bytes, bytes]:
     """A small nmt_nfkc Unigram model, and the compiled table of the nfkc rule (trained once per process)."""
-    from ...sentencepiece import train_sentencepiece
     from ...data.corpus import load
+    from ...sentencepiece import train_sentencepiece
 
     lines = [line for line in load("en", max_bytes=30_000).split("\n") if line.strip()]
     base = train_sentencepiece(lines, vocab_size=300).serialized_model_proto()

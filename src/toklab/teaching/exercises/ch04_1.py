@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from ...data import corpus
 from ...bpe import ByteBPE, train
+from ...data import corpus
 from .harness import Run, Shown, exercise
 
 __all__ = ["check_truncate"]

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from ...data import corpus
 from ...bpe import ByteBPE
+from ...data import corpus
 from .harness import Run, exercise
 
 __all__ = ["check_token_premium"]

@@ -16,8 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...data import corpus
 from ...bpe import ByteBPE, train
+from ...data import corpus
 from ...lab.extension import extend, old_segmentation, resize_embeddings
 from .harness import Run, Shown, exercise
 

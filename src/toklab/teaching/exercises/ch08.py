@@ -23,8 +23,8 @@ import random
 from collections.abc import Callable, Sequence
 
 from ... import bpe
-from ...data import corpus
 from ...bpe import ByteBPE
+from ...data import corpus
 from ..drills.bpe import trained_merges
 from ..drills.prefix import backoff
 from .harness import Run, Shown, exercise

@@ -23,8 +23,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from ... import bpe
-from ...data import corpus
 from ...bpe import ByteBPE
+from ...data import corpus
 from .harness import Run, Shown, exercise, show
 
 __all__ = ["check_assert_round_trip"]
