@@ -39,12 +39,12 @@ def _real(name: str):
 
     from toklab.bpe import ByteBPE
     from toklab.data import vocabs
-    from toklab.pre_tokenizers import patterns as pretokenize
+    from toklab.pre_tokenizers import patterns
 
     spec = vocabs.load(name)
     enc = tiktoken.Encoding(
         spec.name,
-        pat_str=pretokenize.resolve(spec.pattern),
+        pat_str=patterns.resolve(spec.pattern),
         mergeable_ranks=spec.ranks,
         special_tokens=spec.special_tokens,
     )
