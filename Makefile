@@ -33,7 +33,7 @@ PORT   ?= 8000
 # salts str/bytes hashes per process, so set iteration order — and anything derived from
 # it (a tie broken by set order, a dict built from a set) — would otherwise differ between
 # the run that produced the committed outputs and nbval's re-run. The unit tests do not
-# get it, so hash-order bugs still show up there. toklab.book.setup() warns when unset.
+# get it, so hash-order bugs still show up there. toklab.teaching.book.setup() warns when unset.
 NBENV := PYTHONHASHSEED=0
 # Unit tests run in this many pytest-xdist worker processes (the CI machine has 2 cores);
 # `make test-unit TEST_WORKERS=0` runs them in one process.
@@ -68,27 +68,27 @@ $(STAMP): requirements.txt pyproject.toml
 	@# Real vocabularies: fetch GPT-2's r50k_base rank file from the openai-whisper sdist
 	@# on PyPI (pip download), check its SHA-256 and store it inside the venv. Set-up
 	@# time only: no chapter or test touches the network.
-	$(BIN)/python -m toklab.vocabs fetch
+	$(BIN)/python -m toklab.data.vocabs fetch
 	touch $@
 
 # ---------------------------------------------------------------------------- the book
 # Both editions render the committed executed notebooks (notebooks/*.ipynb) and execute
 # nothing: `make notebooks` executes the chapters, and `make test` re-executes them under
-# nbval and compares every output before it builds. toklab.book stages each edition's
+# nbval and compares every output before it builds. toklab.teaching.edition stages each edition's
 # sources (each chapter as its notebook, which must have the same cells as its book/*.md,
 # or the stage stops and says to run `make notebooks`) and the strict build renders them.
 # The full edition goes to _build/html; each page offers its notebook and its .md.
 book: $(STAMP)
-	$(BIN)/python -m toklab.book stage full _build/full/site
+	$(BIN)/python -m toklab.teaching.edition stage full _build/full/site
 	$(NBENV) $(BIN)/jupyter-book build _build/full/site --all $(JB_STRICT) --path-output .
 
 # The student edition: every solution removed, built into _build/student/_build/html.
 # _config.yml with _config_student.yml merged on top (JB1's --config replaces, it does
 # not layer), and each chapter's notebook with the solutions' prose and code cells
-# removed. See the docstring of toklab/book.py for why sphinx-exercise's hide_solutions
-# is not enough.
+# removed. See the docstring of toklab/teaching/edition.py for why sphinx-exercise's
+# hide_solutions is not enough.
 student: $(STAMP)
-	$(BIN)/python -m toklab.book stage student _build/student/site
+	$(BIN)/python -m toklab.teaching.edition stage student _build/student/site
 	$(NBENV) $(BIN)/jupyter-book build _build/student/site --all $(JB_STRICT) --path-output _build/student
 	@echo "Student edition: _build/student/_build/html/index.html"
 

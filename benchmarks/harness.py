@@ -659,13 +659,13 @@ def kb(n: int) -> str:
 
 def whole_corpus(max_bytes_each: int | None) -> str:
     """The bundled corpus files concatenated in `CORPUS_ORDER` (each cut at a newline if max_bytes_each)."""
-    from toklab import corpus
+    from toklab.data import corpus
 
     return "".join(corpus.load(name, max_bytes=max_bytes_each) for name in CORPUS_ORDER)
 
 
 def corpus_meta(max_bytes_each: int | None) -> dict:
-    from toklab import corpus
+    from toklab.data import corpus
 
     return {
         "corpus_bytes": {name: nbytes(corpus.load(name, max_bytes=max_bytes_each)) for name in CORPUS_ORDER},

@@ -21,7 +21,7 @@ What is measured
   ``sentencepiece`` (model_type unigram, num_threads=2) and HF's
   ``UnigramTrainer``, all three seeing the same words: no normalization, no
   dummy prefix, spaces escaped to U+2581 and words cut before it (the settings
-  of ``toklab.unigram.compare_with_sentencepiece``). Each model then encodes the
+  of ``toklab.sentencepiece.compare_with_sentencepiece``). Each model then encodes the
   corpus with its own encoder (tokens per byte) and is scored with toklab's
   lattice (Viterbi and marginal bits per byte); piece overlap (Jaccard).
 
@@ -182,7 +182,7 @@ def wordpiece_hf(ctx: harness.Context) -> dict:
 
 def unigram_toklab(ctx: harness.Context) -> dict:
     from toklab import unigram
-    from toklab.pre_tokenizers import escape
+    from toklab.base.pieces import escape
 
     lines, size = corpus_lines(ctx.cfg, ctx.case.group), ctx.cfg["ug_vocab"]
 
@@ -202,7 +202,7 @@ def unigram_toklab(ctx: harness.Context) -> dict:
 def unigram_spm(ctx: harness.Context) -> dict:
     import sentencepiece as spm
 
-    from toklab.unigram import SENTENCEPIECE_OPTIONS
+    from toklab.sentencepiece import SENTENCEPIECE_OPTIONS
 
     lines, size = corpus_lines(ctx.cfg, ctx.case.group), ctx.cfg["ug_vocab"]
 
@@ -286,7 +286,8 @@ CASES = [
 def check_inputs(cfg: dict) -> dict:
     """The claims the setup rests on: HF sees the same words as toklab in both tasks."""
     from toklab import wordpiece
-    from toklab.pre_tokenizers import escape, split_words
+    from toklab.base.pieces import escape
+    from toklab.pre_tokenizers import split_words
 
     text = corpus_text(cfg)
     same_wp = wordpiece.word_counts(newline_docs(text)) == wordpiece.word_counts(text)
@@ -345,8 +346,10 @@ def evaluate_unigram(cfg: dict, workdir: Path) -> dict:
     from tokenizers import Tokenizer
 
     from toklab import Unigram
-    from toklab.pre_tokenizers import escape, split_words
-    from toklab.unigram.compare import normalised_log_likelihood
+    from toklab.base.pieces import escape
+    from toklab.pre_tokenizers import split_words
+    from toklab.sentencepiece import load_unigram
+    from toklab.sentencepiece.compare import normalised_log_likelihood
 
     lines = corpus_lines(cfg)
     escaped = [escape(ln) for ln in lines]
@@ -359,7 +362,7 @@ def evaluate_unigram(cfg: dict, workdir: Path) -> dict:
     assert ours.get_vocab() == saved["vocab"], "reloaded toklab model differs from the trained one"
     proto = (workdir / "ug_spm.model").read_bytes()
     sp = spm.SentencePieceProcessor(model_proto=proto)
-    theirs = Unigram.from_sentencepiece(proto)
+    theirs = load_unigram(proto)
     hf_tok = Tokenizer.from_file(str(workdir / "ug_hf_tokenizer.json"))
     hf_json = json.loads(hf_tok.to_str())["model"]
     hf_model = Unigram([(p, s) for p, s in hf_json["vocab"] if p not in UG_SPECIALS],
@@ -474,7 +477,7 @@ def report(cfg: dict, rows: list[dict], results: dict[str, harness.Result], work
         f"SentencePieceTrainer.train(model_type=unigram, num_threads={SPM_THREADS}, identity normalization, "
         "add_dummy_prefix=False, remove_extra_whitespaces=False, split_by_whitespace=True, split_by_unicode_script="
         "False, split_by_number=False, character_coverage=1.0, shuffle_input_sentence=False) from a sentence "
-        f"iterator (toklab.unigram.SENTENCEPIECE_OPTIONS, as compare_with_sentencepiece but with "
+        f"iterator (toklab.sentencepiece.SENTENCEPIECE_OPTIONS, as compare_with_sentencepiece but with "
         f"{SPM_THREADS} threads instead of 1); C++; {common}; {uncovered('spm')}"
     )
     by["unigram/hf"]["note"] = (

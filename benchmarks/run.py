@@ -65,7 +65,7 @@ def config(quick: bool) -> dict:
 
 
 def small_text(cfg: dict) -> str:
-    from toklab import corpus
+    from toklab.data import corpus
 
     return corpus.load("en", max_bytes=cfg["small_bytes"])
 
@@ -127,7 +127,7 @@ def encode_input(ctx: harness.Context) -> tuple[str, list[int]]:
 def prepare(cfg: dict, workdir: Path) -> None:
     """Reference IDs from tiktoken, cl100k's merge list and the two varied files, shared with the rows via files."""
     from toklab import ByteBPE
-    from toklab.unicode import to_proxy
+    from toklab.base.unicode import to_proxy
 
     harness.log("preparing: tiktoken reference IDs, cl100k_base merges, the varied-repetition files ...")
     enc = tiktoken_cl100k()
@@ -171,7 +171,7 @@ def chunk_at_safe_cuts(text: str, pattern: str, size: int = 1 << 16) -> list[str
 
 
 def hf_merges(tk) -> list[tuple[bytes, bytes]]:
-    from toklab.unicode import from_proxy
+    from toklab.base.unicode import from_proxy
 
     raw = json.loads(tk.to_str())["model"]["merges"]
     pairs = [m.split(" ") if isinstance(m, str) else m for m in raw]
@@ -209,7 +209,7 @@ def mismatch_rate(ids, ref, token_bytes) -> float:
 
 def compare_ids(ids: list[int], ref: list[int], facts: dict) -> None:
     """Record whether ``ids`` equal tiktoken's, and where and how much they differ if not."""
-    from toklab import vocabs
+    from toklab.data import vocabs
 
     facts["identical"] = ids == ref
     if not facts["identical"]:
@@ -222,9 +222,9 @@ def build_hf_cl100k(merges_file: Path):
     """HF byte-level BPE with cl100k_base's vocabulary and merges."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
-    from toklab import vocabs
+    from toklab.base.unicode import to_proxy
+    from toklab.data import vocabs
     from toklab.pre_tokenizers import patterns
-    from toklab.unicode import to_proxy
 
     spec = vocabs.load("cl100k_base")
     vocab = {to_proxy(t): r for t, r in spec.ranks.items()}
@@ -242,7 +242,7 @@ def build_hf_cl100k(merges_file: Path):
 def tiktoken_cl100k():
     import tiktoken
 
-    from toklab import vocabs
+    from toklab.data import vocabs
     from toklab.pre_tokenizers import patterns
 
     spec = vocabs.load("cl100k_base")
@@ -421,9 +421,10 @@ def encode_cold(ctx: harness.Context, impl: str) -> dict:
 
 
 def encode_reference(ctx: harness.Context) -> dict:
-    from toklab import bpe, vocabs
+    from toklab import bpe
+    from toklab.base.unicode import from_proxy
+    from toklab.data import vocabs
     from toklab.pre_tokenizers import patterns
-    from toklab.unicode import from_proxy
 
     text, ref = encode_input(ctx)
     spec = vocabs.load("cl100k_base")

@@ -7,9 +7,11 @@ file counts whether it is committed after BASE, modified, staged or new. What is
 
 - a changed test file, and every test file of a folder whose ``helpers.py`` or
   ``conftest.py`` changed;
-- for a changed module ``src/toklab/<name>/…`` or ``src/toklab/<name>.py``: its mirror folder
-  ``tests/<name>/`` if there is one, and every test file that names ``toklab.<name>`` or
-  imports ``<name>`` from ``toklab``; plus ``tests/test_layout.py``;
+- for a changed module: the mirror folder of its innermost package (``src/toklab/lab/healing/
+  unstable.py`` → ``tests/lab/healing/``, or the nearest folder above that exists), every test
+  file that names that package (``toklab.lab.healing``) or imports it from its parent; a
+  top-level module (``src/toklab/decoders.py``) counts as a package of its own; plus
+  ``tests/test_layout.py``;
 - a changed chapter (``book/chNN….md`` or its notebook): that chapter's notebook.
 
 It is a shortcut, not a guarantee: ``make test`` runs everything. The site tests need a
@@ -39,11 +41,28 @@ def _test_files(folder: Path) -> set[Path]:
     return {p for p in folder.rglob("test_*.py") if "site" not in p.relative_to(TESTS).parts}
 
 
-def _importers(name: str) -> set[Path]:
-    """Test files that import ``toklab.<name>`` or ``<name>`` from ``toklab``."""
-    dotted = re.compile(rf"\btoklab\.{re.escape(name)}\b")
-    from_root = re.compile(rf"^\s*from toklab import [^\n]*\b{re.escape(name)}\b", re.M)
-    return {p for p in _test_files(TESTS) if dotted.search(t := p.read_text(encoding="utf-8")) or from_root.search(t)}
+def _importers(dotted: str) -> set[Path]:
+    """Test files that import ``dotted`` (``toklab.lab.healing``) or its last part from its parent."""
+    parent, _, name = dotted.rpartition(".")
+    named = re.compile(rf"\b{re.escape(dotted)}\b")
+    from_parent = re.compile(rf"^\s*from {re.escape(parent)} import [^\n]*\b{re.escape(name)}\b", re.M)
+    return {p for p in _test_files(TESTS) if named.search(t := p.read_text(encoding="utf-8")) or from_parent.search(t)}
+
+
+def _module_tests(parts: tuple[str, ...]) -> set[Path]:
+    """For ``src/toklab/<package…>/<file>.py``: the innermost package's mirror folder and importers."""
+    package = [Path(part).stem for part in parts[2:]]
+    if package[-1] in ("__init__", "__main__") or len(package) > 1:
+        package = package[:-1]
+    if not package:
+        return set()
+    tests: set[Path] = set()
+    for depth in range(len(package), 0, -1):
+        mirror = TESTS.joinpath(*package[:depth])
+        if mirror.is_dir():
+            tests |= _test_files(mirror)
+            break
+    return tests | _importers(".".join(["toklab", *package]))
 
 
 def select(paths: list[str]) -> tuple[list[str], list[str]]:
@@ -58,11 +77,7 @@ def select(paths: list[str]) -> tuple[list[str], list[str]]:
             elif path.name in ("helpers.py", "conftest.py"):
                 tests |= _test_files(path.parent)
         elif parts[:2] == ("src", "toklab") and path.suffix == ".py" and len(parts) > 2:
-            name = Path(parts[2]).stem
-            if name not in ("__init__", "__main__"):
-                mirror = TESTS / name
-                tests |= _test_files(mirror) if mirror.is_dir() else set()
-                tests |= _importers(name)
+            tests |= _module_tests(parts)
             tests.add(TESTS / "test_layout.py")
         elif parts[0] in ("book", "notebooks") and Path(rel).name.startswith("ch") and len(parts) == 2:
             notebook = Path("notebooks") / (Path(rel).stem + ".ipynb")

@@ -37,14 +37,14 @@ REAL_NAMES = ("r50k_base", "cl100k_base", "o200k_base")
 def _real(name: str):
     import tiktoken
 
-    from toklab import vocabs
     from toklab.bpe import ByteBPE
-    from toklab.pre_tokenizers import patterns as pretokenize
+    from toklab.data import vocabs
+    from toklab.pre_tokenizers import patterns
 
     spec = vocabs.load(name)
     enc = tiktoken.Encoding(
         spec.name,
-        pat_str=pretokenize.resolve(spec.pattern),
+        pat_str=patterns.resolve(spec.pattern),
         mergeable_ranks=spec.ranks,
         special_tokens=spec.special_tokens,
     )
@@ -60,7 +60,7 @@ def real():
 
 @lru_cache(maxsize=None)
 def _corpus_all() -> dict[str, str]:
-    from toklab import corpus
+    from toklab.data import corpus
 
     return corpus.load_all()
 
@@ -73,7 +73,7 @@ def corpus_texts() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def train_file(tmp_path_factory):
-    from toklab import corpus
+    from toklab.data import corpus
 
     path = tmp_path_factory.mktemp("spm") / "train.txt"
     text = "".join(corpus.load(name, max_bytes=TRAIN_BYTES) for name in ("en", "zh", "mixed"))

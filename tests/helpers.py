@@ -20,7 +20,8 @@ def every_code_point() -> str:
 @lru_cache(maxsize=None)
 def small_wordpiece():
     """A BERT-style (uncased) WordPiece trained on 15 KB of each corpus file: 1,500 tokens."""
-    from toklab import corpus, wordpiece
+    from toklab import wordpiece
+    from toklab.data import corpus
 
     return wordpiece.train([corpus.load(name, 15_000) for name in corpus.CORPUS], 1500)
 
@@ -44,7 +45,7 @@ SAMPLE_LINES_PER_FILE = 2_000
 @lru_cache(maxsize=None)
 def sample_blocks() -> tuple[str, ...]:
     """The parity sample as texts of SAMPLE_BLOCK consecutive corpus lines (newlines kept)."""
-    from toklab import corpus
+    from toklab.data import corpus
 
     out: list[str] = []
     for name, text in sorted(corpus.load_all().items()):

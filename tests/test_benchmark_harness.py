@@ -34,7 +34,7 @@ def config(quick):
 
 
 def text(cfg):
-    from toklab import corpus
+    from toklab.data import corpus
 
     return corpus.load("en", max_bytes=cfg["text_bytes"])
 
@@ -221,8 +221,8 @@ def test_machine_and_commit_metadata(tiny_run):
 def test_exercised_files_follow_imports_but_not_the_root_package(harness):
     files = harness.exercised_files(["toklab.bpe"])
     assert {"toklab/bpe/trainer.py", "toklab/bpe/model.py", "toklab/pre_tokenizers/patterns.py"} <= set(files)
-    assert not any(rel.startswith(("toklab/exercises/", "toklab/viz", "toklab/wordpiece/")) for rel in files)
-    assert harness.exercised_files(["toklab.vocabs"]).keys() >= {"toklab/vocabs.py"}
+    assert not any(rel.startswith(("toklab/teaching/", "toklab/measure/", "toklab/wordpiece/")) for rel in files)
+    assert harness.exercised_files(["toklab.data.vocabs"]).keys() >= {"toklab/data/vocabs.py"}
 
 
 def test_a_failing_row_stops_the_run_with_its_name(harness, tiny, tmp_path, monkeypatch):

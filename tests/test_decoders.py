@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toklab.base.unicode import to_proxy
 from toklab.decoders import ByteLevelDecoder, WordPieceDecoder, decode_utf8_per_byte
 from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.unicode import to_proxy
 
 
 @st.composite

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from toklab import bpe, corpus, unigram
-from toklab import pretokenize
+from toklab import bpe, unigram
+from toklab.data import corpus
+from toklab.pre_tokenizers import patterns
 
 FILE = Path(__file__).resolve().parents[1] / "book" / "code" / "tokenization_from_scratch.py"
 MAX_LINES = 440  # "at most about 400"; the eight checks and their runner take a quarter
@@ -98,7 +99,7 @@ def test_standard_library_only_short_lines_short_functions():
 
 
 def test_every_function_a_check_calls_is_in_the_file(fs):
-    from toklab import sanity
+    from toklab.teaching import sanity
 
     assert sanity.missing_names(fs) == []
 
@@ -117,7 +118,7 @@ def test_training_gives_reference_train_merges_on_real_text(fs):
 
 def test_pattern_splits_the_corpus_as_gpt2s(fs, corpus_texts):
     for name, text in corpus_texts.items():
-        assert fs.split(text) == pretokenize.split(text, "gpt2"), name
+        assert fs.split(text) == patterns.split(text, "gpt2"), name
 
 
 @pytest.mark.parametrize(("text", "gpt2"), [
@@ -125,7 +126,7 @@ def test_pattern_splits_the_corpus_as_gpt2s(fs, corpus_texts):
     ("a \x1cb", ["a", " \x1c", "b"]),        # a separator that re's \s takes for whitespace
 ])
 def test_pattern_differs_where_the_file_says(fs, text, gpt2):
-    assert pretokenize.split(text, "gpt2") == gpt2
+    assert patterns.split(text, "gpt2") == gpt2
     assert fs.split(text) != gpt2
 
 

@@ -13,7 +13,7 @@ from collections import Counter
 
 import regex
 
-from toklab import corpus
+from toklab.data import corpus
 
 from .helpers import sample_blocks, sample_lines
 

@@ -1,4 +1,4 @@
-"""`toklab.playground`: the vocabularies and Unicode classes written into the site.
+"""`toklab.teaching.playground`: the vocabularies and Unicode classes written into the site.
 
 The browser's side (``book/_static/playground.js`` encoding with them) is checked in
 ``tests/site/test_playground.py``; here, that what is written is what it stands for.
@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 import regex
 
-from toklab import playground, viz, vocabs
+from toklab.data import vocabs
+from toklab.measure import viz
+from toklab.teaching import playground
 
 ROOT = Path(__file__).resolve().parents[1]
 

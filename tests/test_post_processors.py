@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab.decoders import WordPieceDecoder
 from toklab.normalizers import BertNormalizer
 from toklab.pipeline import Pipeline

@@ -1,47 +1,48 @@
 """toklab: the tested package behind *Tokenization, from bytes to production*.
 
-The package follows the tokenizer pipeline. Each stage lives in a module named
-as Hugging Face ``tokenizers`` names it:
+The tokenizer library follows the pipeline, each stage in a package named as Hugging
+Face ``tokenizers`` names it (`normalizers`, `pre_tokenizers`, `post_processors`,
+`decoders`), `pipeline` composing any model with any stages, and one package per
+algorithm with the same files (`bpe`, `wordpiece`, `unigram`: ``reference``, ``trainer``,
+``model`` and one engine). `sentencepiece` rebuilds a whole library from those parts.
+Above the library sit the book's own tools: file formats and measures, the chapters'
+experiments (`lab`), the teaching tools, and the command line.
 
-- `special`: upstream of everything, the special-token contract (allowed /
-  disallowed, longest match wins) and chat templates (`special.chatml`);
-- `normalizers`: stage 1 (Unicode forms with offsets, BERT's normalizer,
-  sentencepiece's compiled table and rules);
-- `pre_tokenizers`: stage 2 (the regex catalogue gpt2/cl100k/o200k, BERT's
-  split, sentencepiece's ``▁`` and whitespace rules);
-- `bpe`, `wordpiece`, `unigram`: stage 3, one package per algorithm, each with
-  the same files: ``reference`` (the textbook versions), ``train``, ``model``
-  and one engine (``bpe.encode``, ``unigram.lattice``);
-- `post_processors`: stage 5 (BOS/EOS, [CLS]/[SEP] templates);
-- `decoders`: the way back (byte level, WordPiece, sentencepiece);
-- `pipeline`: `Pipeline`, any model with any stages, and `trace`, every
-  stage's output for one string, for every tokenizer;
-- `sentencepiece`: a sentencepiece model reimplemented from those stages, and
-  `sentencepiece_model`, its ``.model`` file format;
-- `vocabs`: the real vocabularies (r50k/cl100k/o200k, Qwen's ranks, Mistral's sentencepiece
-  models, BERT's ID tables), hash-checked; `vocab_facts`: their five sizes, ID holes, overlaps
-  and token classes (§4);
-- `extension`: adding tokens to a trained vocabulary, with its regression test and embedding
-  resize (§4); `tinylm`: a small numpy next-token model the chapters train in seconds;
-- `unicode`: UTF-8 facts, GPT-2's byte-to-character table, graphemes, coordinates;
-- `metrics`: fertility with declared units, UNK rate, bits per byte;
-- `patching`: tokenizer-free input (§6): a next-byte model, fixed and entropy patches,
-  CANINE-style hash embeddings;
-- production traps (§5): `numbers` (digit cuts and place value), `indentation`
-  (code whitespace), `glitch` (partial-UTF-8 and unreachable tokens, norm
-  indicators) with `toylm` (two tiny numpy models for the demos), `healing`
-  (tiktoken's ``encode_with_unstable``, token healing, a token trie), `batching`
-  (attention vs loss masks, packing), `offsets` (spans in the original text, as HF
-  ``tokenizers`` and sentencepiece report them; tiktoken's ``decode_with_offsets``),
-  `versioning` (fingerprints, manifests, saving with a manifest);
-- `corpus`: the bundled multilingual corpus; `viz`: token-boundary views;
-  `playground`: the vocabularies of the book's in-browser playground, written into the site;
-- `exercises`: checkers for the book's coding exercises; `book`: chapter helpers;
-- `drills`: fresh practice problems for interviews, each with a checker that names the likely
-  mistake (§8); `sanity`: the eight invariants of the from-scratch demos D01-D08 as one check
-  (the appendix); `tour`: the package's map of itself and its reference-fast pairs (§7);
-- `cli`: ``python -m toklab`` (encode, decode, show, train, compare, exercises, check,
-  grade, drill, sanity), one registry of subcommands.
+The package, in layers from the bottom (`toklab.teaching.package_map.LAYERS`):
+
+- `base` (ground floor): Facts and contracts every other layer uses; imports nothing
+  from toklab.
+- `data` (real data): Real text and real vocabularies, hash-checked: what the book and
+  the tests measure against.
+- `normalizers` (stage 1): Stage 1 of the pipeline, normalization: every way toklab
+  rewrites text before splitting it.
+- `pre_tokenizers` (stage 2): Stage 2 of the pipeline, pre-tokenization: where text is
+  cut before the model sees it.
+- `post_processors` (stage 5, and back): Stage 5 of the pipeline, post-processing:
+  special tokens around the whole sequence.
+- `decoders` (stage 5, and back): The pipeline backwards: from a model's tokens to text.
+- `pipeline` (all stages together): All stages together: `Pipeline` composes any model
+  with any stages, and what follows a token through them.
+- `bpe` (stage 3: the algorithms): Byte-pair encoding: the textbook algorithms, the fast
+  ones, and the tokenizer object.
+- `wordpiece` (stage 3: the algorithms): WordPiece (BERT): longest-match-first encoding
+  over a vocabulary learned bottom-up.
+- `unigram` (stage 3: the algorithms): The Unigram language model (Kudo, 2018): a
+  probability for every piece, Viterbi to segment.
+- `sentencepiece` (a library rebuilt): SentencePiece reimplemented: the tokenizer, its
+  BPE, its trainer, its file, and the bridges to other libraries.
+- `formats` (files, measures): Tokenizer files: recognising a file's format, toklab's
+  own JSON formats, Hugging Face's ``tokenizer.json``.
+- `measure` (files, measures): Measuring tokenizers and looking at their output.
+- `lab` (the chapters' experiments): The chapters' experiments: what happens to tokens
+  in production (§4-§6), built on the library.
+- `teaching` (the teaching tools): The book's teaching tools, on top of everything else:
+  exercises, drills, invariants, the book's helpers.
+- `cli` (the command line): ``python -m toklab``: the command line, one module per group
+  of subcommands.
+
+A module imports only from a lower layer or from inside its own package, and every
+module imports on its own (``tests/test_layout.py``).
 
 The trainers are `toklab.train_bpe`, `toklab.train_wordpiece` and
 `toklab.train_unigram` (the ``train`` function of each algorithm package).

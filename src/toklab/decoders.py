@@ -19,9 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .pre_tokenizers.metaspace import SPACE, unescape
-from .sentencepiece_hf import hf_decoder
-from .sentencepiece_model import UNK_SURFACE, byte_of_piece
+from .base.pieces import SPACE, UNK_SURFACE, byte_of_piece, unescape
 
 __all__ = ["ByteLevelDecoder", "WordPieceDecoder", "SentencePieceDecoder", "decode_utf8_per_byte"]
 
@@ -158,5 +156,29 @@ class SentencePieceDecoder:
         return "".join(out)
 
     def to_hf(self):
-        """The same decoder as HF steps (`toklab.sentencepiece_hf.hf_decoder`); equal on what encode produces."""
-        return hf_decoder(self.kinds, self.add_dummy_prefix, self.remove_extra_whitespaces, self.unk_surface)
+        """sentencepiece's decoder as HF steps: ``Metaspace``, ``ByteFallback``, the unknown piece's surface.
+
+        Equal to `decode` on what encode produces. A model that adds a dummy prefix but
+        keeps extra whitespace gets ``Replace('▁', ' ')``, ``ByteFallback``, the surface,
+        ``Fuse`` and ``Strip(' ', 1, 0)`` instead (see the comment).
+
+        ``Metaspace`` runs first so that a ``▁`` spelled by byte pieces stays a
+        ``▁``, as in sentencepiece; the ``Replace`` runs last so that the surface's
+        leading space is not taken for the dummy prefix.
+        """
+        from tokenizers import decoders
+
+        kinds, unk_surface = self.kinds, self.unk_surface
+        unk = next(p for p, k in kinds.items() if k == "unknown")
+        clash = next((p for p, k in kinds.items() if k == "normal" and unk in p), None)
+        if clash is not None:
+            raise ValueError(f"piece {clash!r} contains the unknown piece {unk!r}; HF's Replace would rewrite it too")
+        byte = [decoders.ByteFallback()] if any(k == "byte" for k in kinds.values()) else []
+        if self.add_dummy_prefix and not self.remove_extra_whitespaces:
+            # Whitespace is kept, so the first piece may be "▁▁": sentencepiece drops one ▁ of it,
+            # HF's Metaspace every ▁ of the first token. Strip after Fuse drops exactly one space.
+            # Only difference left: IDs that begin with the unknown piece lose its surface's first space.
+            return decoders.Sequence([decoders.Replace(SPACE, " "), *byte, decoders.Replace(unk, unk_surface),
+                                      decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+        scheme = "always" if self.add_dummy_prefix or self.remove_extra_whitespaces else "never"
+        return decoders.Sequence([decoders.Metaspace(SPACE, scheme), *byte, decoders.Replace(unk, unk_surface)])

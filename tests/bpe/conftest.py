@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toklab import bpe, corpus
+from toklab import bpe
+from toklab.data import corpus
 
 from .helpers import EOT, PAD, SLICES
 

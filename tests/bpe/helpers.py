@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toklab.bpe import ByteBPE, reference_encode
-from toklab.pre_tokenizers import patterns as pretokenize
+from toklab.pre_tokenizers import patterns
 
 SLICES = [("en", "gpt2", 40_000), ("zh", "cl100k", 20_000), ("code", "o200k", 40_000), ("mixed", "gpt2", 40_000)]
 NUM_MERGES = 250
@@ -22,7 +22,7 @@ def reference_ids(tok: ByteBPE, text: str) -> list[int]:
     merges = tok.merges
     memo: dict[str, list[int]] = {}
     out: list[int] = []
-    for piece in pretokenize.split(text, tok.pattern):
+    for piece in patterns.split(text, tok.pattern):
         if piece not in memo:
             syms = reference_encode([bytes([b]) for b in piece.encode("utf-8")], merges)
             memo[piece] = [encoder[s] for s in syms]

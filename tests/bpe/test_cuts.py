@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
 from toklab.bpe import ByteBPE, merge_chunk
 from toklab.bpe import model as bpe_model
 from toklab.bpe.encode import Cuts, boundary_pairs
+from toklab.data import corpus
 from toklab.pre_tokenizers import patterns
 
 NAMES = ("r50k_base", "cl100k_base", "o200k_base")

@@ -10,8 +10,9 @@ from collections import Counter
 
 import pytest
 
-from toklab import bpe, corpus
+from toklab import bpe
 from toklab.bpe import trainer
+from toklab.data import corpus
 
 EOT = "<|endoftext|>"
 
@@ -20,7 +21,8 @@ EOT = "<|endoftext|>"
 _SCRIPT = textwrap.dedent(
     """
     import sys
-    from toklab import bpe, corpus
+    from toklab import bpe
+    from toklab.data import corpus
     docs = [corpus.load(n, 30_000) for n in sorted(corpus.CORPUS)]
     text = "<|endoftext|>".join(docs) + "<|endoftext|>" + "ab ba cd dc ef fe " * 50
     out = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toklab import corpus
+from toklab.data import corpus
 
 from .helpers import EOT
 

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import bpe, corpus
+from toklab import bpe
 from toklab.bpe import merge_long, merge_short, reference_train
-from toklab.pre_tokenizers import patterns as pretokenize
+from toklab.data import corpus
+from toklab.pre_tokenizers import patterns
 
 from .helpers import NUM_MERGES, SLICES, byte_words, reference_ids
 
@@ -78,7 +79,7 @@ def test_train_equals_reference_train_on_documents(docs, n):
     ref = reference_train(byte_words(counts), n)
     assert bpe.train(docs, 256 + n).merges == ref
     # documents are separate: no pre-token spans two of them
-    assert sum(counts.values()) == sum(len(pretokenize.split(d)) for d in docs)
+    assert sum(counts.values()) == sum(len(patterns.split(d)) for d in docs)
 
 
 # ---------------------------------------------------------------- encoding

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
-from toklab.bpe import encode as bpe_encode
 from toklab.bpe import merge_long
+from toklab.bpe import encode as bpe_encode
+from toklab.data import corpus
 
 from .helpers import PAD
 

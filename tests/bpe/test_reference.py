@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
-from toklab import bpe, corpus
+from toklab import bpe
 from toklab.bpe import reference_encode, reference_train
+from toklab.data import corpus
 
 
 def chars(words: dict[str, int], end: str | None = None) -> dict[tuple[str, ...], int]:

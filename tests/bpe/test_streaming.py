@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
+from toklab.data import corpus
 
 from .helpers import EOT
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from toklab import bpe, corpus
+from toklab import bpe
 from toklab.bpe import ByteBPE
+from toklab.data import corpus
 
 from .helpers import EOT, PAD
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from toklab import corpus
 from toklab.cli import main
+from toklab.data import corpus
 
 
 @dataclass(frozen=True)

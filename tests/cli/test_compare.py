@@ -1,4 +1,4 @@
-"""``compare``: the numbers are `toklab.metrics.measure`'s, side by side, in the order the tokenizers were given."""
+"""``compare``: the numbers are `toklab.measure.metrics.measure`'s, side by side, in the order the tokenizers were given."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from toklab import metrics
-from toklab.cli import formats
+from toklab import formats
+from toklab.measure import metrics
 
 
 def test_compare_reports_measures_numbers_for_each_tokenizer(toklab, texts, trained, real):

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from toklab import cli, drills
+from toklab import cli
 from toklab.cli import drill
-from toklab.drills import questions
+from toklab.teaching import drills
+from toklab.teaching.drills import questions
 
 ENV = {**os.environ, "PYTHONHASHSEED": "0"}
 
@@ -224,21 +225,21 @@ BREAK = textwrap.dedent("""
 
 BROKEN = {
     # a byte table that keeps the space as itself (0x20 is printable, but it is whitespace)
-    "D01": ("unicode", "old = target.bytes_to_unicode()\n"
+    "D01": ("base.unicode", "old = target.bytes_to_unicode()\n"
                        "target.bytes_to_unicode = lambda: {**old, 0x20: ' ', 0x21: old[0x20]}"),
     # an encoder that ignores the ranks and merges the leftmost known pair
-    "D02": ("bpe", "from toklab.drills.bpe import leftmost_encode\n"
+    "D02": ("bpe", "from toklab.teaching.drills.bpe import leftmost_encode\n"
                    "target.reference_encode = lambda s, m: leftmost_encode(''.join(s), m)"),
     # WordPiece that keeps the pieces found before a failure
-    "D03": ("wordpiece.reference", "from toklab.drills.wordpiece import keep_found_pieces\n"
+    "D03": ("wordpiece.reference", "from toklab.teaching.drills.wordpiece import keep_found_pieces\n"
                                    "target.encode_word = lambda w, v, **k: keep_found_pieces(w, v)"),
     # a forward pass that keeps the best path (Viterbi) instead of the sum
-    "D04": ("unigram", "from toklab.drills.unigram import viterbi_values\n"
+    "D04": ("unigram", "from toklab.teaching.drills.unigram import viterbi_values\n"
                        "target.reference_forward = viterbi_values"),
     # BPB computed in nats
-    "D07": ("metrics", "target.bits_per_byte = lambda nll, n: nll / n"),
+    "D07": ("measure.metrics", "target.bits_per_byte = lambda nll, n: nll / n"),
     # an extension that re-ranks: the new special takes an old ID
-    "D08": ("extension", "old = target.extend\n"
+    "D08": ("lab.extension", "old = target.extend\n"
                          "def extend(tok, tokens, special):\n"
                          "    new = old(tok, tokens, special=special)\n"
                          "    return type(tok)(tok.merges[1:], pattern=tok.pattern, special_tokens=new.special_tokens)\n"
@@ -317,7 +318,7 @@ def test_sanity_impl_refuses_a_file_it_cannot_import(tmp_path):
 
 
 def test_sanity_help_lists_the_functions_a_file_must_define():
-    from toklab import sanity
+    from toklab.teaching import sanity
 
     help_text = toklab("sanity", "--help").stdout
     assert all(f"  {signature}\n" in help_text for signature in sanity.IMPL_SIGNATURES.values())

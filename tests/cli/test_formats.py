@@ -10,11 +10,10 @@ import sentencepiece as spm
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab import ByteBPE, SentencePieceTokenizer, WordPiece, corpus, vocabs
-from toklab.cli import formats
-from toklab.cli.base import CommandError
+from toklab import ByteBPE, SentencePieceTokenizer, WordPiece, formats
+from toklab.data import corpus, vocabs
 from toklab.sentencepiece import load as load_model_file
-from toklab.sentencepiece_model import SPConfig
+from toklab.sentencepiece.model_file import SPConfig
 
 MIXED = corpus.load("mixed", 20_000)
 
@@ -154,20 +153,20 @@ def test_files_toklab_does_not_read_are_named_and_refused(tmp_path, files):
     for name, (content, phrase) in cases.items():
         path = tmp_path / name
         path.write_text(content, encoding="utf-8")
-        with pytest.raises(CommandError) as info:
+        with pytest.raises(formats.FormatError) as info:
             formats.load(path)
         assert phrase in str(info.value), (name, str(info.value))
     junk = tmp_path / "junk.model"
     junk.write_bytes(bytes(range(256)) * 4)
-    with pytest.raises(CommandError, match="binary file but not a sentencepiece .model"):
+    with pytest.raises(formats.FormatError, match="binary file but not a sentencepiece .model"):
         formats.load(junk)
     fake_gz = tmp_path / "notes.gz"
     fake_gz.write_bytes(gzip.compress(b"hello"))
-    with pytest.raises(CommandError, match="gzip-compressed but not a tiktoken rank file"):
+    with pytest.raises(formats.FormatError, match="gzip-compressed but not a tiktoken rank file"):
         formats.load(fake_gz)
-    with pytest.raises(CommandError, match="no such file"):
+    with pytest.raises(formats.FormatError, match="no such file"):
         formats.load(tmp_path / "missing.json")
-    with pytest.raises(CommandError, match="is a directory"):
+    with pytest.raises(formats.FormatError, match="is a directory"):
         formats.load(tmp_path)
 
 

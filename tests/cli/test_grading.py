@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from toklab.cli import grading, sandbox
-from toklab.cli.sandbox import ALIASES, STATUSES, Limits
-from toklab.exercises import REGISTRY
+from toklab.cli import grading
+from toklab.teaching.exercises import REGISTRY, sandbox
+from toklab.teaching.exercises.sandbox import ALIASES, STATUSES, Limits
 
-from ..exercises.test_registry import encode_by_recounting
+from ..teaching.exercises.test_registry import encode_by_recounting
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 
@@ -87,7 +87,7 @@ def test_check_shows_only_the_students_frames_of_an_exception(toklab, tmp_path):
     assert result.status == 1
     assert "got:      raised IndexError: list index out of range" in result.out
     assert f'File "{path}", line 2, in helper' in result.out
-    assert "toklab/exercises" not in result.out.split("Traceback")[1]
+    assert "toklab/teaching/exercises" not in result.out.split("Traceback")[1]
 
 
 def test_check_reports_a_syntax_error_with_its_line(toklab, tmp_path):
@@ -101,7 +101,7 @@ def test_function_overrides_the_name_and_aliases_are_only_where_the_exercise_all
     renamed = _write(tmp_path, "renamed.py", GOOD.replace("my_encode", "encode_with_ranks"))
     assert toklab("check", "ch02_1-ex2", renamed).status == 1
     assert toklab("check", "ch02_1-ex2", renamed, "--function", "encode_with_ranks").status == 0
-    table = _write(tmp_path, "table.py", "from toklab.unicode import bytes_to_unicode as my_bytes_to_unicode\n")
+    table = _write(tmp_path, "table.py", "from toklab.base.unicode import bytes_to_unicode as my_bytes_to_unicode\n")
     result = toklab("check", "ch03_1-ex1", table)
     assert result.status == 0 and "checking my_bytes_to_unicode(), which ch03_1-ex1 accepts" in result.out
 

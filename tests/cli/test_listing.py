@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toklab.cli import listing
-from toklab.exercises import REGISTRY
+from toklab.teaching.exercises import REGISTRY
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 

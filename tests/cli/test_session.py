@@ -13,8 +13,8 @@ import subprocess
 import sys
 import textwrap
 
-from toklab import corpus
-from toklab.exercises import REGISTRY
+from toklab.data import corpus
+from toklab.teaching.exercises import REGISTRY
 
 TIMEOUT = 120
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab import viz
-from toklab.cli import formats
+from toklab import formats
 from toklab.cli.tokens import PALETTE, colored_rows, parse_ids
+from toklab.measure import viz
 
 NAMES = ("r50k_base", "cl100k_base", "o200k_base")
 SAMPLE = "Hello, wörld! 你好 🙂\n\tdef f(x): return x**2  # 12345"

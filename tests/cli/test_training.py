@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from toklab import ByteBPE, SentencePieceTokenizer, WordPiece, train_bpe, train_unigram, train_wordpiece
-from toklab.cli import formats
+from toklab import ByteBPE, SentencePieceTokenizer, WordPiece, formats, train_bpe, train_unigram, train_wordpiece
 from toklab.normalizers import SentencePieceNormalizer
-from toklab.sentencepiece_model import SPConfig
+from toklab.sentencepiece.model_file import SPConfig
 
 
 def _read(*paths) -> list[str]:

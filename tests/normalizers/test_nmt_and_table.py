@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab.normalizers import Charsmap
 from toklab.normalizers.nmt import NMT_DELETE, NMT_KEEP, NMT_TO_SPACE, nmt_nfkc
 from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.sentencepiece_model import iter_fields
+from toklab.sentencepiece.model_file import iter_fields
 
 spm = pytest.importorskip("sentencepiece")
 

@@ -69,7 +69,7 @@ def test_rule_tables_follow_the_rule_character_by_character():
 def test_sentencepiece_runs_the_compiled_table_as_toklab_does(name):
     spm = pytest.importorskip("sentencepiece")
     from toklab.sentencepiece import SentencePieceTokenizer
-    from toklab.sentencepiece_model import SPConfig, SPPiece
+    from toklab.sentencepiece.model_file import SPConfig, SPPiece
 
     pieces = [SPPiece("<unk>", 0.0, "unknown")] + [SPPiece(ch, -1.0 - i) for i, ch in enumerate("▁abcA1f")]
     tok = SentencePieceTokenizer(pieces, SPConfig(normalization=name, charsmap=compile_rule(name)))

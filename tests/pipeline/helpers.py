@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from toklab import bpe, corpus
+from toklab import bpe
+from toklab.data import corpus
 
 SPECIALS = ["<|bos|>", "<|eos|>", "<|im_start|>", "<|im_end|>"]
 

@@ -17,10 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
-from toklab import book, corpus
 from toklab import unigram as ug
+from toklab.base.pieces import SPACE, escape
+from toklab.data import corpus
 from toklab.pipeline import Pipeline
-from toklab.pre_tokenizers.metaspace import SPACE, escape
+from toklab.sentencepiece import train_sentencepiece
 
 from ..helpers import small_wordpiece
 from .helpers import trained
@@ -48,7 +49,7 @@ def _built(name: str):
     if name == "sentencepiece":
         lines = [ln for n in ("en", "zh") for ln in corpus.load(n, 30_000).splitlines() if ln.strip()]
         return toklab.SentencePieceTokenizer.from_sentencepiece(
-            book.train_sentencepiece(lines, vocab_size=1500, model_type="unigram")
+            train_sentencepiece(lines, vocab_size=1500, model_type="unigram")
         )
     if name == "pipeline":
         return Pipeline(trained(), normalizer="NFKC", bos="<|bos|>", eos="<|eos|>")
@@ -138,7 +139,7 @@ def test_piece_to_id_returns_the_unknown_id_as_sentencepiece_does(name, tokenize
 def test_piece_to_id_equals_the_real_library(sp_model):
     sp = sp_model(model_type="unigram", byte_fallback=True)
     tok = toklab.SentencePieceTokenizer.from_sentencepiece(sp)
-    model = toklab.Unigram.from_sentencepiece(sp)
+    model = toklab.sentencepiece.load_unigram(sp)
     for piece in ["<unk>", "<s>", "</s>", "<0x41>", SPACE + "the", "the", NOT_A_TOKEN[str], "", "\u2581\u2581"]:
         assert tok.piece_to_id(piece) == model.piece_to_id(piece) == sp.piece_to_id(piece), piece
 
@@ -175,7 +176,7 @@ def test_unigram_decode_of_unknowns_and_control_pieces():
 def test_lone_surrogates_and_bool_ids_get_clear_errors():
     """A sentencepiece model cannot take a lone surrogate (nor can the library): say where it is."""
     from toklab import ByteBPE, SentencePieceTokenizer
-    from toklab.sentencepiece_model import SPConfig
+    from toklab.sentencepiece.model_file import SPConfig
 
     tok = SentencePieceTokenizer([("<unk>", 0.0, "unknown"), ("a", -1.0), ("b", -2.0)], SPConfig(normalization="identity"))
     with pytest.raises(ValueError, match=r"lone surrogate \(U\+D800\) at position 1"):

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from toklab import bpe, corpus
+from toklab import bpe
+from toklab.base.unicode import to_proxy
+from toklab.data import corpus
 from toklab.pipeline import Pipeline
-from toklab.unicode import to_proxy
 
 from .helpers import trained
 

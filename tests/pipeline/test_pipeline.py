@@ -6,10 +6,10 @@ import unicodedata
 
 import pytest
 
-from toklab import corpus
+from toklab.base.special import chatml
+from toklab.data import corpus
 from toklab.normalizers import NORMAL_FORMS as NORMALIZERS
 from toklab.pipeline import Pipeline
-from toklab.special import chatml
 
 from .helpers import ids_of, sample_texts, trained
 

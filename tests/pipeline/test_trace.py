@@ -14,15 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklab
-from toklab import book, corpus
+from toklab.base.unicode import to_proxy
+from toklab.data import corpus
 from toklab.decoders import WordPieceDecoder
-from toklab.normalizers import NORMAL_FORMS as NORMALIZERS
 from toklab.normalizers import BertNormalizer
+from toklab.normalizers import NORMAL_FORMS as NORMALIZERS
 from toklab.pipeline import STAGES, Pipeline, Stage
 from toklab.post_processors import TemplateProcessing
 from toklab.pre_tokenizers import BertPreTokenizer
-from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.unicode import to_proxy
+from toklab.sentencepiece import SentencePieceTokenizer, train_sentencepiece
 from toklab.unigram import Unigram
 from toklab.wordpiece import WordPieceModel
 
@@ -92,10 +92,10 @@ def _built(name: str):
             decoder=WordPieceDecoder(),
         )
     if name == "sp-unigram":  # nmt_nfkc, no byte fallback: uncovered characters become <unk>
-        sp = book.train_sentencepiece(_sentencepiece_lines(), vocab_size=2000, model_type="unigram")
+        sp = train_sentencepiece(_sentencepiece_lines(), vocab_size=2000, model_type="unigram")
         return SentencePieceTokenizer.from_sentencepiece(sp)
     if name == "sp-bpe":  # lossless: identity, whitespace kept, byte fallback
-        sp = book.train_sentencepiece(
+        sp = train_sentencepiece(
             _sentencepiece_lines(), vocab_size=2000, model_type="bpe", normalization_rule_name="identity",
             remove_extra_whitespaces=False, byte_fallback=True,
         )

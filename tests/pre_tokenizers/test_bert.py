@@ -15,8 +15,8 @@ from tokenizers import normalizers, pre_tokenizers
 
 from toklab.normalizers import BertNormalizer
 from toklab.normalizers import bert as bert_norm
-from toklab.pre_tokenizers import bert as bert_pre
 from toklab.pre_tokenizers import bert_words
+from toklab.pre_tokenizers import bert as bert_pre
 from toklab.wordpiece import WordPiece
 
 from ..helpers import every_code_point

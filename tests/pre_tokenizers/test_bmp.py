@@ -11,7 +11,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab.pre_tokenizers import bmp, patterns
 
 NAMES = tuple(patterns.PATTERNS)

@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab.pre_tokenizers.metaspace import SPACE, escape, split_words, unescape, whitespace_rules
+from toklab.base.pieces import SPACE, escape, unescape
+from toklab.normalizers.spm import whitespace_rules
+from toklab.pre_tokenizers.metaspace import split_words
 
 
 def test_split_words_cuts_before_every_space():

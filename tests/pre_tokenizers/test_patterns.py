@@ -10,8 +10,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab.pre_tokenizers import onig_pattern
-from toklab.pre_tokenizers import patterns as pretokenize
+from toklab.pre_tokenizers import onig_pattern, patterns
 
 NAMES = ("gpt2", "gpt2-2019", "cl100k", "o200k")
 SAFE_NAMES = ("gpt2", "cl100k", "o200k")
@@ -66,10 +65,10 @@ def tiktoken_patterns():
 def test_patterns_equal_tiktoken(tiktoken_patterns):
     import tiktoken_ext.openai_public as op
 
-    assert pretokenize.PATTERNS["gpt2"] == op.r50k_pat_str == tiktoken_patterns["r50k"]
-    assert pretokenize.PATTERNS["cl100k"] == tiktoken_patterns["cl100k"]
-    assert pretokenize.PATTERNS["o200k"] == tiktoken_patterns["o200k"]
-    assert pretokenize.resolve("cl100k") == tiktoken_patterns["cl100k"]
+    assert patterns.PATTERNS["gpt2"] == op.r50k_pat_str == tiktoken_patterns["r50k"]
+    assert patterns.PATTERNS["cl100k"] == tiktoken_patterns["cl100k"]
+    assert patterns.PATTERNS["o200k"] == tiktoken_patterns["o200k"]
+    assert patterns.resolve("cl100k") == tiktoken_patterns["cl100k"]
 
 
 def test_gpt2_2019_is_the_released_spelling():
@@ -83,7 +82,7 @@ def test_gpt2_2019_is_the_released_spelling():
     m = regex.search(r"# r\"\"\"('s\|'t.*?)\"\"\"", src)
     assert m, "tiktoken no longer quotes the original GPT-2 pattern"
     original = m.group(1)
-    ours = pretokenize.PATTERNS["gpt2-2019"]
+    ours = patterns.PATTERNS["gpt2-2019"]
     assert ours == original.replace("[\\p{L}]", "\\p{L}").replace("[\\p{N}]", "\\p{N}")
 
 
@@ -91,10 +90,10 @@ def test_gpt2_2019_is_the_released_spelling():
 @settings(max_examples=200)
 @given(text=texty)
 def test_split_is_lossless(name, text):
-    pieces = pretokenize.split(text, name)
+    pieces = patterns.split(text, name)
     assert "".join(pieces) == text
     assert all(pieces), "empty pre-token"
-    offs = pretokenize.split_with_offsets(text, name)
+    offs = patterns.split_with_offsets(text, name)
     assert [p for p, _, _ in offs] == pieces
     assert all(text[s:e] == p for p, s, e in offs)
 
@@ -104,41 +103,41 @@ def test_split_is_lossless(name, text):
 @given(text=texty)
 def test_offsets_equal_the_regex_matches_positions(name, text):
     # the catalogue path derives offsets from lengths; the regex module's own match positions are the oracle
-    expected = [(m.group(), m.start(), m.end()) for m in pretokenize.compiled(name).finditer(text)]
-    assert pretokenize.split_with_offsets(text, name) == expected
+    expected = [(m.group(), m.start(), m.end()) for m in patterns.compiled(name).finditer(text)]
+    assert patterns.split_with_offsets(text, name) == expected
 
 
 def test_offsets_of_a_pattern_that_skips_characters_are_its_match_positions():
-    assert pretokenize.split_with_offsets("ab, cd", r"\w+") == [("ab", 0, 2), ("cd", 4, 6)]
-    assert pretokenize.split_with_offsets("", "cl100k") == []
+    assert patterns.split_with_offsets("ab, cd", r"\w+") == [("ab", 0, 2), ("cd", 4, 6)]
+    assert patterns.split_with_offsets("", "cl100k") == []
     with pytest.raises(TypeError, match="text must be str"):
-        pretokenize.split_with_offsets(b"ab", "cl100k")
+        patterns.split_with_offsets(b"ab", "cl100k")
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_split_is_lossless_on_corpus(name, corpus_texts):
     for text in corpus_texts.values():
-        assert "".join(pretokenize.split(text, name)) == text
+        assert "".join(patterns.split(text, name)) == text
 
 
 def test_gpt2_and_gpt2_2019_agree_on_the_whole_corpus(corpus_texts):
     for fname, text in corpus_texts.items():
-        a = pretokenize.split(text, "gpt2")
-        b = pretokenize.split(text, "gpt2-2019")
+        a = patterns.split(text, "gpt2")
+        b = patterns.split(text, "gpt2-2019")
         assert a == b, f"gpt2 spellings disagree on corpus {fname}"
 
 
 @settings(max_examples=300)
 @given(text=texty)
 def test_gpt2_and_gpt2_2019_agree_on_random_text(text):
-    assert pretokenize.split(text, "gpt2") == pretokenize.split(text, "gpt2-2019")
+    assert patterns.split(text, "gpt2") == patterns.split(text, "gpt2-2019")
 
 
 def _split_at(text, cuts, name):
     out = []
     prev = 0
     for c in list(cuts) + [len(text)]:
-        out.extend(pretokenize.split(text[prev:c], name))
+        out.extend(patterns.split(text[prev:c], name))
         prev = c
     return out
 
@@ -147,77 +146,77 @@ def _split_at(text, cuts, name):
 def test_safe_cuts_on_corpus(name, corpus_texts):
     rng = random.Random(1234)
     for fname, text in corpus_texts.items():
-        points = pretokenize.safe_cut_points(text, name)
+        points = patterns.safe_cut_points(text, name)
         assert len(points) > 1000, fname
         for p in points[:: max(1, len(points) // 500)]:
             assert regex.match(r"\p{L}", text[p - 1]) and not regex.match(r"[\p{L}\p{M}\p{N}']", text[p])
         cuts = sorted(rng.sample(points, 300))
-        assert _split_at(text, cuts, name) == pretokenize.split(text, name), fname
-        assert pretokenize.last_safe_cut(text, name) == points[-1]
+        assert _split_at(text, cuts, name) == patterns.split(text, name), fname
+        assert patterns.last_safe_cut(text, name) == points[-1]
 
 
 @pytest.mark.parametrize("name", SAFE_NAMES)
 @settings(max_examples=300)
 @given(text=no_surrogates)
 def test_every_safe_cut_is_safe(name, text):
-    whole = pretokenize.split(text, name)
-    points = pretokenize.safe_cut_points(text, name)
+    whole = patterns.split(text, name)
+    points = patterns.safe_cut_points(text, name)
     for p in points:
         assert 0 < p < len(text)
-        assert pretokenize.split(text[:p], name) + pretokenize.split(text[p:], name) == whole, p
+        assert patterns.split(text[:p], name) + patterns.split(text[p:], name) == whole, p
     assert _split_at(text, points, name) == whole
-    last = pretokenize.last_safe_cut(text, name)
+    last = patterns.last_safe_cut(text, name)
     assert last == (points[-1] if points else None)
 
 
 def test_custom_pattern_has_no_safe_cuts():
-    assert pretokenize.safe_cut_points("hello world", r"\w+|\s") == []
-    assert pretokenize.last_safe_cut("hello world", r"\w+|\s") is None
-    assert pretokenize.safe_cut_points("hello world", "gpt2") == [5]
+    assert patterns.safe_cut_points("hello world", r"\w+|\s") == []
+    assert patterns.last_safe_cut("hello world", r"\w+|\s") is None
+    assert patterns.safe_cut_points("hello world", "gpt2") == [5]
 
 
 def test_digit_runs():
-    assert pretokenize.split("12345", "cl100k") == ["123", "45"]
-    assert pretokenize.split("12345", "o200k") == ["123", "45"]
-    assert pretokenize.split("12345", "gpt2") == ["12345"]
-    assert pretokenize.split("12345", "gpt2-2019") == ["12345"]
-    assert pretokenize.split("1234567", "cl100k") == ["123", "456", "7"]
-    assert pretokenize.split(" 12345", "gpt2") == [" 12345"]
-    assert pretokenize.split(" 12345", "cl100k") == [" ", "123", "45"]
+    assert patterns.split("12345", "cl100k") == ["123", "45"]
+    assert patterns.split("12345", "o200k") == ["123", "45"]
+    assert patterns.split("12345", "gpt2") == ["12345"]
+    assert patterns.split("12345", "gpt2-2019") == ["12345"]
+    assert patterns.split("1234567", "cl100k") == ["123", "456", "7"]
+    assert patterns.split(" 12345", "gpt2") == [" 12345"]
+    assert patterns.split(" 12345", "cl100k") == [" ", "123", "45"]
 
 
 def test_pattern_behaviours():
     # contractions: gpt2 is case-sensitive, cl100k is not, o200k glues them on
-    assert pretokenize.split("I'M", "gpt2") == ["I", "'", "M"]
-    assert pretokenize.split("I'M", "cl100k") == ["I", "'M"]
-    assert pretokenize.split("I'M", "o200k") == ["I'M"]
+    assert patterns.split("I'M", "gpt2") == ["I", "'", "M"]
+    assert patterns.split("I'M", "cl100k") == ["I", "'M"]
+    assert patterns.split("I'M", "o200k") == ["I'M"]
     # o200k splits CamelCase, cl100k does not
-    assert pretokenize.split("CamelCase", "o200k") == ["Camel", "Case"]
-    assert pretokenize.split("CamelCase", "cl100k") == ["CamelCase"]
+    assert patterns.split("CamelCase", "o200k") == ["Camel", "Case"]
+    assert patterns.split("CamelCase", "cl100k") == ["CamelCase"]
     # a space sticks to the following word; extra spaces stay behind
-    assert pretokenize.split("a   b", "gpt2") == ["a", "  ", " b"]
-    assert pretokenize.split("x\n\n\n", "cl100k") == ["x", "\n\n\n"]
+    assert patterns.split("a   b", "gpt2") == ["a", "  ", " b"]
+    assert patterns.split("x\n\n\n", "cl100k") == ["x", "\n\n\n"]
 
 
 @pytest.mark.parametrize("bad", ["gtp2", "cl100", "o200k_base", "GPT2"])
 def test_unknown_pattern_name(bad):
     with pytest.raises(ValueError, match=regex.escape(repr(bad))) as exc:
-        pretokenize.resolve(bad)
+        patterns.resolve(bad)
     assert "unknown" in str(exc.value) and "gpt2" in str(exc.value)
     with pytest.raises(ValueError, match="unknown"):
-        pretokenize.split("text", bad)
+        patterns.split("text", bad)
 
 
 @pytest.mark.parametrize("bad", ["(?P<x", "[a-", "a{2,1}", r"\p{NotAProperty}"])
 def test_non_compiling_regex(bad):
     with pytest.raises(ValueError, match="does not compile"):
-        pretokenize.resolve(bad)
+        patterns.resolve(bad)
 
 
 def test_custom_regex_is_used():
-    assert pretokenize.split("ab cd", r"\S+|\s+") == ["ab", " ", "cd"]
-    assert pretokenize.pattern_name(pretokenize.PATTERNS["o200k"]) == "o200k"
-    assert pretokenize.pattern_name(r"\S+") is None
+    assert patterns.split("ab cd", r"\S+|\s+") == ["ab", " ", "cd"]
+    assert patterns.pattern_name(patterns.PATTERNS["o200k"]) == "o200k"
+    assert patterns.pattern_name(r"\S+") is None
 
 
 # ---------------------------- Hugging Face: the same split under Oniguruma
@@ -226,16 +225,16 @@ def test_custom_regex_is_used():
 def test_onig_pattern_rewrites_only_bounded_possessives():
     from tokenizers import Regex, pre_tokenizers
 
-    assert onig_pattern(pretokenize.resolve("gpt2")) == pretokenize.resolve("gpt2")
-    assert onig_pattern(pretokenize.resolve("o200k")) == pretokenize.resolve("o200k")
-    rewritten = onig_pattern(pretokenize.resolve("cl100k"))
+    assert onig_pattern(patterns.resolve("gpt2")) == patterns.resolve("gpt2")
+    assert onig_pattern(patterns.resolve("o200k")) == patterns.resolve("o200k")
+    rewritten = onig_pattern(patterns.resolve("cl100k"))
     assert r"(?>\p{N}{1,3})" in rewritten and r"{1,3}+" not in rewritten
 
     def chunks(p):
         return [c for c, _ in pre_tokenizers.Split(Regex(p), behavior="isolated").pre_tokenize_str("x 12345")]
 
-    assert chunks(rewritten) == pretokenize.split("x 12345", "cl100k") == ["x", " ", "123", "45"]
+    assert chunks(rewritten) == patterns.split("x 12345", "cl100k") == ["x", " ", "123", "45"]
     # verbatim, Oniguruma reads {1,3}+ as ({1,3})+ and keeps the digits together
-    assert chunks(pretokenize.resolve("cl100k")) == ["x", " ", "12345"]
+    assert chunks(patterns.resolve("cl100k")) == ["x", " ", "12345"]
     with pytest.raises(ValueError, match="cannot rewrite"):
         onig_pattern(r"(?:ab){2}+")

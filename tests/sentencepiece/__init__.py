@@ -1,1 +1,1 @@
-"""Tests of `toklab.sentencepiece` and `toklab.sentencepiece_model` against the real library."""
+"""Tests of `toklab.sentencepiece` and `toklab.sentencepiece.model_file` against the real library."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toklab import corpus
+from toklab.data import corpus
 
 from ..helpers import EVAL_BYTES, TRAIN_BYTES
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from toklab.pre_tokenizers.metaspace import SPACE
+from toklab.base.pieces import SPACE
 from toklab.pre_tokenizers.metaspace import split_words as metaspace_split_words
 from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.sentencepiece_model import SPConfig, SPPiece
+from toklab.sentencepiece.model_file import SPConfig, SPPiece
 
 
 def mismatches(sp, tok, lines):

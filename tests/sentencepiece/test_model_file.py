@@ -1,4 +1,4 @@
-"""Reading ``.model`` files (`toklab.sentencepiece_model`), and the errors of the tokenizer object."""
+"""Reading ``.model`` files (`toklab.sentencepiece.model_file`), and the errors of the tokenizer object."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from toklab.sentencepiece import SentencePieceTokenizer, load
-from toklab.sentencepiece_model import SPConfig, parse_model_proto
+from toklab.sentencepiece.model_file import SPConfig, parse_model_proto
 
 from .helpers import tiny_tokenizer
 

@@ -21,13 +21,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab import corpus
 from toklab import sentencepiece as tsp
-from toklab.book import train_sentencepiece
+from toklab.base.pieces import KINDS, SPACE, byte_piece
+from toklab.data import corpus
 from toklab.normalizers.tables import compile_rule
-from toklab.pre_tokenizers.metaspace import SPACE
-from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.sentencepiece_model import KINDS, SPConfig, SPPiece, byte_piece, parse_model_proto, serialize_model_proto
+from toklab.sentencepiece import SentencePieceTokenizer, train_sentencepiece
+from toklab.sentencepiece.model_file import SPConfig, SPPiece, parse_model_proto, serialize_model_proto
 
 from ..helpers import sample_lines
 
@@ -154,7 +153,7 @@ def test_random_text_encodes_identically_in_sentencepiece(small_models, text):
 
 def test_training_is_deterministic_across_hash_seeds():
     code = (
-        "import hashlib; from toklab import corpus, sentencepiece as tsp\n"
+        "import hashlib; from toklab import sentencepiece as tsp; from toklab.data import corpus\n"
         "text = corpus.load('mixed', max_bytes=40_000)\n"
         "for mt in ('unigram', 'bpe'):\n"
         "    print(hashlib.sha256(tsp.train(text, 900, model_type=mt).to_model_proto()).hexdigest())\n"

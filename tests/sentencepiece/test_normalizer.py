@@ -7,8 +7,8 @@ import unicodedata
 
 import pytest
 
-from toklab.pre_tokenizers.metaspace import SPACE
-from toklab.sentencepiece_model import iter_fields
+from toklab.base.pieces import SPACE
+from toklab.sentencepiece.model_file import iter_fields
 
 from .helpers import TRICKY, tiny_tokenizer
 

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab import corpus
-from toklab.pre_tokenizers.metaspace import SPACE
+from toklab.base.pieces import SPACE
+from toklab.data import corpus
 from toklab.sentencepiece import SentencePieceTokenizer
-from toklab.sentencepiece_model import SPConfig, encode_varint, iter_fields
+from toklab.sentencepiece.model_file import SPConfig, encode_varint, iter_fields
 
 from ..helpers import VOCAB_SIZE
 from .helpers import ORACLE_CONFIGS, TEXT, mismatches, split_words

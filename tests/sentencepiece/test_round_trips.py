@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toklab.pre_tokenizers.metaspace import SPACE
+from toklab.base.pieces import SPACE
 from toklab.sentencepiece import SentencePieceTokenizer
 
 from .helpers import TRICKY, tiny_tokenizer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toklab.pre_tokenizers.metaspace import SPACE
+from toklab.base.pieces import SPACE
 from toklab.sentencepiece import SentencePieceTokenizer
 
 from .helpers import ORACLE_CONFIGS

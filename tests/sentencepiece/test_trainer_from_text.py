@@ -5,7 +5,7 @@ dummy prefix, ``▁``), so what it learns is what encoding meets. Checked here:
 the vocabulary's layout and scores as sentencepiece writes them, what the
 options change, what never becomes a piece, the size rule, and how close the
 result is to sentencepiece's own trainer on the same lines (measured; the two
-trainers differ in known details, see `toklab.sentencepiece_trainer`).
+trainers differ in known details, see `toklab.sentencepiece.trainer`).
 """
 
 from __future__ import annotations
@@ -15,15 +15,14 @@ import warnings
 
 import pytest
 
-from toklab import corpus
 from toklab import sentencepiece as tsp
-from toklab.book import train_sentencepiece
-from toklab.checks import SmallVocabularyWarning
-from toklab.normalizers.tables import compile_rule
-from toklab.pre_tokenizers.metaspace import SPACE
-from toklab.sentencepiece_model import byte_piece
-from toklab.sentencepiece_trainer import covered_chars, script_runs, word_counts
+from toklab.base.checks import SmallVocabularyWarning
+from toklab.base.pieces import SPACE, byte_piece
+from toklab.data import corpus
 from toklab.normalizers.spm import SentencePieceNormalizer
+from toklab.normalizers.tables import compile_rule
+from toklab.sentencepiece import train_sentencepiece
+from toklab.sentencepiece.trainer import covered_chars, script_runs, word_counts
 
 
 def lines(name: str, size: int, start: int = 0) -> list[str]:
@@ -151,7 +150,7 @@ def test_close_to_sentencepiece_s_own_trainer(model_type):
     BPE: the first 121 merged pieces are sentencepiece's, in its order (then a tie between
     equally frequent pairs goes the other way), the vocabularies share 99.9% (Jaccard) and
     our model needs 0.1% fewer tokens. Unigram: Jaccard 0.96, and 2.5% more tokens than
-    sentencepiece's model; that gap is the Unigram trainer's own (`toklab.unigram.compare`
+    sentencepiece's model; that gap is the Unigram trainer's own (`toklab.sentencepiece.compare`
     shows it with identity normalization too), not the front end's.
     """
     train = [ln for name in ("en", "zh", "mixed", "code") for ln in lines(name, 120_000)]

@@ -1,7 +1,7 @@
 """The tokenizer playground (``book/_static/playground.js``) in Chromium: tiktoken's IDs.
 
 The script encodes in the browser with the vocabularies and Unicode classes that
-``toklab.playground`` wrote into the site. Here it encodes a fixed sample, for each of the
+``toklab.teaching.playground`` wrote into the site. Here it encodes a fixed sample, for each of the
 three vocabularies, from disk and over HTTP, and its chunks and IDs must equal toklab's
 ``ByteBPE.encode_ordinary`` (and so tiktoken's, checked in the same test). The sample has
 natural text in some fifty scripts, every code point of Unicode's first two planes (the
@@ -66,7 +66,8 @@ def reference(name: str):
     """toklab's tokenizer and a tiktoken Encoding from the same hash-checked rank file."""
     import tiktoken
 
-    from toklab import ByteBPE, vocabs
+    from toklab import ByteBPE
+    from toklab.data import vocabs
     from toklab.pre_tokenizers import patterns
 
     spec = vocabs.load(name)
@@ -181,7 +182,7 @@ def rows(page) -> dict:
 
 
 def check_rows(shown: dict, text: str) -> list[str]:
-    from toklab import viz
+    from toklab.measure import viz
 
     problems = []
     for name in NAMES:
@@ -194,7 +195,7 @@ def check_rows(shown: dict, text: str) -> list[str]:
         if row["ids"] != ids:
             problems.append(f"{name}: {first_difference(row['ids'], ids, 'IDs')}")
         if row["labels"] != [viz.token_label(t) for t in tok.tokens(ids)]:
-            problems.append(f"{name}: labels {row['labels'][:8]} are not toklab.viz's")
+            problems.append(f"{name}: labels {row['labels'][:8]} are not toklab.measure.viz's")
         per = len(text.encode("utf-8")) / len(ids)
         if not row["stats"].startswith(f"{len(ids):,} tokens · {per:.2f} bytes and {len(text) / len(ids):.2f} characters"):
             problems.append(f"{name}: stats {row['stats']!r}")
@@ -227,7 +228,7 @@ def test_a_reader_types_and_shows_ids_with_the_keyboard(browser, site):
 
 
 def test_a_reader_steps_through_the_merges_with_the_keyboard(browser, site):
-    from toklab import viz
+    from toklab.measure import viz
     from toklab.bpe import merge_chunk
 
     tok, _ = reference("cl100k_base")
@@ -281,7 +282,7 @@ def test_the_chapters_embed_a_playground_with_their_example(edition, browser, re
             if len(found) != 1:
                 problems.append(f"{rel}: {len(found)} playgrounds")
                 continue
-            from toklab import viz
+            from toklab.measure import viz
 
             want = {"text": text, "open": False, "chunk": viz.token_label(chunk.encode("utf-8"))}
             if found[0] != want:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from toklab import corpus
+from toklab.data import corpus
 
 ABAB = {"a": 0.15, "b": 0.15, "ab": 0.40, "aba": 0.20, "bab": 0.10}
 ALPHABET = "abc"

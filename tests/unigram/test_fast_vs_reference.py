@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
+from toklab.data import corpus
 from toklab.pre_tokenizers.metaspace import split_words
 from toklab.unigram import (
     MIN_EXPECTED_COUNT,

@@ -11,8 +11,8 @@ import io
 
 import pytest
 
-from toklab import corpus, unigram
-from toklab.unigram import Unigram, compare_with_sentencepiece
+from toklab.data import corpus
+from toklab.sentencepiece import SENTENCEPIECE_OPTIONS, compare_with_sentencepiece, load_unigram
 
 
 def _slice_lines(kb: int = 300) -> list[str]:
@@ -40,7 +40,7 @@ def test_viterbi_equals_sentencepiece_on_corpus(comparison):
     import sentencepiece as spm
 
     sp = spm.SentencePieceProcessor(model_proto=comparison.proto_sp)
-    model = Unigram.from_sentencepiece(sp)
+    model = load_unigram(sp)
     assert model.float32 and len(model) == sp.get_piece_size() == 4000
     for i in range(sp.get_piece_size()):
         assert model.id_to_piece(i) == sp.id_to_piece(i)
@@ -74,11 +74,11 @@ def test_byte_fallback_and_nbest_match_sentencepiece():
     spm = pytest.importorskip("sentencepiece")
     lines = [ln for ln in corpus.load("zh", max_bytes=30_000).split("\n") if ln]
     buf = io.BytesIO()
-    options = dict(unigram.SENTENCEPIECE_OPTIONS, byte_fallback=True)
+    options = dict(SENTENCEPIECE_OPTIONS, byte_fallback=True)
     spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=buf, vocab_size=1200,
                                    num_threads=1, **options)
     sp = spm.SentencePieceProcessor(model_proto=buf.getvalue())
-    model = Unigram.from_sentencepiece(buf.getvalue())
+    model = load_unigram(buf.getvalue())
     assert model.byte_fallback and model.kind("<0x41>") == "byte"
     probe = ["龘在北京 hello", "这是🙂测试", "英文 and 中文"]
     for text in probe:
@@ -87,7 +87,7 @@ def test_byte_fallback_and_nbest_match_sentencepiece():
         their = sp.nbest_encode(text, nbest_size=5, out_type=str)
         assert their == [p for p, _ in model.nbest(text.replace(" ", "\u2581"), 5)]
     with pytest.raises(TypeError):
-        Unigram.from_sentencepiece(12)
+        load_unigram(12)
 
 
 def test_user_defined_pieces_match_sentencepiece():
@@ -97,9 +97,9 @@ def test_user_defined_pieces_match_sentencepiece():
     buf = io.BytesIO()
     spm.SentencePieceTrainer.train(sentence_iterator=iter(lines[:300]), model_writer=buf, vocab_size=800,
                                    num_threads=1, user_defined_symbols=["<mask>", "the", "ion"],
-                                   **unigram.SENTENCEPIECE_OPTIONS)
+                                   **SENTENCEPIECE_OPTIONS)
     sp = spm.SentencePieceProcessor(model_proto=buf.getvalue())
-    model = Unigram.from_sentencepiece(buf.getvalue())
+    model = load_unigram(buf.getvalue())
     assert [model.kind(i) for i in range(6)] == ["unknown", "control", "control", "user", "user", "user"]
     probe = lines + ["the <mask> is the question", "nation motion", "<mask><mask>", "xthex", "either"]
     assert sp.encode(probe, out_type=str) == [model.viterbi(t.replace(" ", "\u2581")) for t in probe]

@@ -11,14 +11,7 @@ import math
 import pytest
 from hypothesis import given
 
-from toklab.unigram import (
-    Unigram,
-    digamma,
-    reference_em_step,
-    reference_forward,
-    reference_viterbi,
-    segmentations,
-)
+from toklab.unigram import Unigram, digamma, reference_em_step, reference_forward, reference_viterbi, segmentations
 from toklab.unigram import trainer as unigram_trainer
 
 from .helpers import ABAB, small_models

@@ -64,7 +64,7 @@ def test_train_options_and_inputs():
 
 _HASH_SCRIPT = r"""
 import hashlib, json
-from toklab import corpus
+from toklab.data import corpus
 from toklab.unigram import train
 lines = []
 for name in sorted(corpus.CORPUS):

@@ -12,8 +12,8 @@ from functools import lru_cache
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
-from toklab import corpus
 from toklab import wordpiece as wp
+from toklab.data import corpus
 from toklab.wordpiece import WordPiece
 
 SPECIALS = list(wp.BERT_SPECIAL_TOKENS)

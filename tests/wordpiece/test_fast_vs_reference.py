@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
 from toklab import wordpiece as wp
+from toklab.data import corpus
 from toklab.wordpiece import WordPiece
 
 from .helpers import SPECIALS

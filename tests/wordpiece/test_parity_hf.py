@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers
 
-from toklab import corpus
 from toklab import wordpiece as wp
+from toklab.data import corpus
 from toklab.wordpiece import WordPiece
 
 from .helpers import (

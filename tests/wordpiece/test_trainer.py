@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab import corpus
 from toklab import wordpiece as wp
+from toklab.data import corpus
 from toklab.normalizers.bert import BertNormalizer
 from toklab.pre_tokenizers.bert import bert_words
 from toklab.wordpiece import WordPiece

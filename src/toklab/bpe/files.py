@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..unicode import from_proxy, to_proxy
+from ..base.unicode import from_proxy, to_proxy
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "payload", "fingerprint", "write", "read_checked", "read", "hf_model"]
 

@@ -18,13 +18,13 @@ import random
 from types import MappingProxyType
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from .. import special
-from ..checks import check_id, check_ids, check_str, type_name
+from ..base import special
+from ..base.checks import check_id, check_ids, check_str, type_name
+from ..base.special import SpecialSet
+from ..base.unicode import replace_surrogates
 from ..decoders import ByteLevelDecoder
-from ..offsets import OffsetsMixin
+from ..pipeline.offsets import OffsetsMixin
 from ..pre_tokenizers import patterns
-from ..special import SpecialSet
-from ..unicode import replace_surrogates
 from . import files
 from .encode import CUT_BYTES, Cuts, PieceCache, merge_chunk, merge_dropout, recover_split
 
@@ -134,7 +134,7 @@ class ByteBPE(OffsetsMixin):
     @classmethod
     def from_tiktoken(cls, name_or_path: str | os.PathLike) -> "ByteBPE":
         """Load ``r50k_base``, ``cl100k_base`` or ``o200k_base`` (SHA-256 checked), or a rank file."""
-        from .. import vocabs
+        from ..data import vocabs
 
         spec = vocabs.load(name_or_path)
         return cls.from_ranks(spec.ranks, pattern=spec.pattern, special_tokens=spec.special_tokens)
@@ -346,7 +346,7 @@ class ByteBPE(OffsetsMixin):
 
     def as_pipeline(self):
         """This tokenizer as a `toklab.pipeline.Pipeline` with no normalizer (same IDs)."""
-        from ..pipeline import Pipeline
+        from ..pipeline.compose import Pipeline
 
         return Pipeline(self)
 

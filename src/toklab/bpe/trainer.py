@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from .. import special
-from ..checks import check_int, not_utf8, type_name, warn_smaller
+from ..base import special
+from ..base.checks import check_int, not_utf8, type_name, warn_smaller
 from ..pre_tokenizers import patterns
 from .model import ByteBPE
 from .reference import TieBreak, check_tie_break
@@ -192,7 +192,7 @@ def train(
 
     When no pair occurs ``min_frequency`` times any more before ``vocab_size``
     is reached (a tiny corpus), the tokenizer is smaller and
-    `toklab.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
+    `toklab.base.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
     (the rule every trainer follows).
     """
     check_int(vocab_size, "vocab_size", minimum=1)

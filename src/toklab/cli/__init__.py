@@ -2,17 +2,16 @@
 
 - `base`: `Command` (a subcommand: name, help, arguments, run), `CommandError`
   (one-line errors), the parser, reading text from an argument or stdin;
-- `tokenizers`: ``--vocab NAME`` / ``--model FILE`` and the loaded tokenizer;
-- `formats`: which format a tokenizer file is in, and the ``toklab-sentencepiece``
-  JSON format ``train unigram`` writes;
+- `tokenizers`: ``--vocab NAME`` / ``--model FILE`` and the loaded tokenizer (a file's
+  format is recognised by `toklab.formats`);
 - `tokens`: ``encode``, ``decode``, ``show``;
 - `training`: ``train bpe|wordpiece|unigram``;
 - `compare`: ``compare`` (bytes/token, chars/token, token counts side by side);
 - `listing`: ``exercises`` (every exercise of the book, its difficulty, whether it has a checker);
-- `grading`: ``check`` and ``grade`` (a student's file against an exercise's checker);
-- `sandbox`: one submission in its own process, with a time and a memory limit;
-- `drill`: ``drill`` (practice problems from `toklab.drills`, interactive in a terminal);
-- `sanity`: ``sanity`` (the eight invariants of `toklab.sanity`, PASS/FAIL per line).
+- `grading`: ``check`` and ``grade`` (a student's file against an exercise's checker, each
+  in its own process: `toklab.teaching.exercises.sandbox`);
+- `drill`: ``drill`` (practice problems from `toklab.teaching.drills`, interactive in a terminal);
+- `sanity`: ``sanity`` (the eight invariants of `toklab.teaching.sanity`, PASS/FAIL per line).
 
 Adding a subcommand: write a module here that defines ``COMMANDS``, a tuple of
 `Command`, and add its name to `COMMAND_MODULES`. Nothing else changes:
@@ -39,6 +38,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 from .base import Command, CommandError, Parser
 
@@ -88,9 +88,7 @@ def build_parser() -> tuple[Parser, dict[str, Command]]:
     """The top-level parser with one subparser per command, and the commands by name."""
     parser = Parser(prog="toklab", description=_DESCRIPTION, epilog=_EPILOG,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    from .. import __version__
-
-    parser.add_argument("--version", action="version", version=f"toklab {__version__}")
+    parser.add_argument("--version", action="version", version=f"toklab {metadata.version('toklab')}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     by_name = {}
     for command in commands():

@@ -1,9 +1,9 @@
 """``compare FILE --vocab ... --model ...``: token counts, bytes/token and chars/token side by side.
 
-The numbers are `toklab.metrics.measure`'s: one encoding of the whole file per
+The numbers are `toklab.measure.metrics.measure`'s: one encoding of the whole file per
 tokenizer, UTF-8 bytes and code points counted on the same text. Text that
 spells a special token is measured as the plain text it is (as
-`toklab.metrics.encode_ids` does).
+`toklab.measure.metrics.encode_ids` does).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..metrics import measure
+from ..measure.metrics import measure
 from . import tokenizers
 from .base import Command, CommandError, read_text_file
 

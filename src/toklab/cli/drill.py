@@ -1,4 +1,4 @@
-"""``python -m toklab drill [TOPIC ...]``: practice problems from `toklab.drills`, checked, and §8's questions.
+"""``python -m toklab drill [TOPIC ...]``: practice problems from `toklab.teaching.drills`, checked, and §8's questions.
 
 A TOPIC is a hand computation (``bpe-train``, ``byte-level``, ...), ``questions`` (§8's
 twenty-five questions: say or type your answer, see the model answer, grade yourself),
@@ -30,9 +30,9 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from .. import drills
-from ..drills import questions
-from ..drills.session import QUESTIONS_TOPIC, RIGHT, SHOWN, WRONG, Item, Session, clock_text, resolve_topics
+from ..teaching import drills
+from ..teaching.drills import questions
+from ..teaching.drills.session import QUESTIONS_TOPIC, RIGHT, SHOWN, WRONG, Item, Session, clock_text, resolve_topics
 from .base import Command, CommandError
 
 __all__ = ["COMMANDS", "HELP", "EPILOG", "configure", "run"]

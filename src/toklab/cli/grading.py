@@ -1,9 +1,9 @@
 """``check LABEL FILE.py`` and ``grade LABEL DIR --csv OUT``: exercise solutions against their checkers.
 
-Both run each file in its own process (`toklab.cli.sandbox`), so a submission
+Both run each file in its own process (`toklab.teaching.exercises.sandbox`), so a submission
 that loops forever, crashes, calls ``sys.exit`` or allocates without end is
 reported and the next one runs. The function checked is the one the
-exercise's registry entry names (``toklab.exercises.get(LABEL).function``);
+exercise's registry entry names (``toklab.teaching.exercises.get(LABEL).function``);
 ``--function NAME`` checks another.
 """
 
@@ -15,20 +15,20 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from ..teaching.exercises.sandbox import Limits, Outcome, run, stop_all
 from .base import Command, CommandError
-from .sandbox import Limits, Outcome, run, stop_all
 
 __all__ = ["COMMANDS", "CSV_COLUMNS", "submissions", "csv_row"]
 
-#: The columns of ``grade --csv``: result is pass or fail; status says why (`toklab.cli.sandbox.STATUSES`);
+#: The columns of ``grade --csv``: result is pass or fail; status says why (`toklab.teaching.exercises.sandbox.STATUSES`);
 #: failure is the first failing case (its input, expected and received values) or the error; hint is the
 #: checker's hint for that case.
 CSV_COLUMNS = ("file", "result", "status", "failure", "hint", "seconds")
 
 
 def _entry(label: str):
-    """The registry entry of exercise ``label`` (`toklab.exercises.Exercise`); CommandError naming the known ones."""
-    from ..exercises import get  # loading every chapter's checkers: only when checking
+    """The registry entry of exercise ``label`` (`toklab.teaching.exercises.Exercise`); CommandError naming the known ones."""
+    from ..teaching.exercises import get  # loading every chapter's checkers: only when checking
 
     try:
         return get(label)

@@ -7,7 +7,7 @@ none, the bold words its text starts with, else its checker's title, else
 the start of its first sentence), and its difficulty the stars the
 title starts with (``★``, ``★★`` or ``★★★``; a title without them is
 "unmarked"). Which exercises have a checker comes from the registry
-(`toklab.exercises`). Installed from a wheel, toklab has no book sources: then
+(`toklab.teaching.exercises`). Installed from a wheel, toklab has no book sources: then
 only the registry's exercises are listed, and the command says so.
 """
 
@@ -125,7 +125,7 @@ def _shorten(text: str, width: int = 60) -> str:
 
 def listing(book: Path | None) -> list[Listed]:
     """Every exercise of the chapters in ``book`` (None: the registry's only), with its checker status."""
-    from ..exercises import REGISTRY  # loading every chapter's checkers: only when listing them
+    from ..teaching.exercises import REGISTRY  # loading every chapter's checkers: only when listing them
 
     checkers = dict(REGISTRY)
     out: list[Listed] = []

@@ -1,7 +1,7 @@
-"""``python -m toklab sanity``: the eight invariants of `toklab.sanity`, one PASS/FAIL line each.
+"""``python -m toklab sanity``: the eight invariants of `toklab.teaching.sanity`, one PASS/FAIL line each.
 
 With ``--impl FILE`` the invariants check the functions of a Python file of one's own
-(the names and signatures in `toklab.sanity.IMPL_SIGNATURES`) instead of toklab's.
+(the names and signatures in `toklab.teaching.sanity.IMPL_SIGNATURES`) instead of toklab's.
 Exit status 0 when every invariant holds, 1 when any fails (2 for bad arguments, a file
 that cannot be imported, or one that lacks a function a chosen check calls).
 """
@@ -12,7 +12,7 @@ import argparse
 import sys
 import time
 
-from .. import sanity
+from ..teaching import sanity
 from .base import Command, CommandError
 
 __all__ = ["COMMANDS", "HELP", "EPILOG", "configure", "run"]

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import special, vocabs
+from .. import formats
+from ..base import special
 from ..bpe import ByteBPE
-from ..viz import token_label
-from . import formats
+from ..data import vocabs
+from ..measure.viz import token_label
 from .base import CommandError
 
 __all__ = ["VOCAB_NAMES", "SPECIALS", "Loaded", "add_options", "add_special_options", "chosen", "load_vocab"]
@@ -143,5 +144,5 @@ class Loaded:
         return [self.tokenizer.id_to_token(i) for i in ids]
 
     def labels(self, ids: list[int]) -> list[str]:
-        """Printable labels of the tokens (`toklab.viz.token_label`: visible whitespace, hex for cut characters)."""
+        """Printable labels of the tokens (`toklab.measure.viz.token_label`: visible whitespace, hex for cut characters)."""
         return [token_label(t if isinstance(t, bytes) else t.encode("utf-8")) for t in self.tokens(ids)]

@@ -7,13 +7,13 @@ import json
 import re
 import sys
 
-from ..viz import BoundaryView
+from ..measure.viz import BoundaryView
 from . import tokenizers
 from .base import Command, CommandError, read_text, use_color
 
 __all__ = ["COMMANDS", "parse_ids", "colored_rows"]
 
-#: Terminal background colours (xterm-256) close to `toklab.viz`'s HTML palette, with black text.
+#: Terminal background colours (xterm-256) close to `toklab.measure.viz`'s HTML palette, with black text.
 PALETTE = (189, 222, 157, 224, 183, 223)
 _RESET = "\x1b[0m"
 

@@ -12,7 +12,7 @@ its output is a file ``--model`` reads:
 - ``unigram``: a sentencepiece-style model (normalization, ``▁`` for spaces,
   ``<unk>``, ``<s>``, ``</s>``, optional byte fallback), trained from raw lines
   as sentencepiece does and saved as ``toklab-sentencepiece`` JSON
-  (`toklab.cli.formats`); toklab cannot write sentencepiece ``.model`` files yet.
+  (`toklab.formats.sentencepiece_json`); toklab cannot write sentencepiece ``.model`` files yet.
 
 A progress bar (on standard error) appears when standard error is a terminal
 and a step runs longer than about a second (``--progress``/``--no-progress``
@@ -29,15 +29,15 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from .. import formats
 from ..bpe import train as train_bpe
 from ..bpe.trainer import file_blocks
 from ..normalizers import NORMALIZATIONS, SentencePieceNormalizer
 from ..pre_tokenizers import PATTERNS
-from ..sentencepiece import SentencePieceTokenizer
-from ..sentencepiece_model import SPConfig
+from ..sentencepiece.model_file import SPConfig
+from ..sentencepiece.tokenizer import SentencePieceTokenizer
 from ..unigram import train as train_unigram
 from ..wordpiece import train as train_wordpiece
-from . import formats
 from .base import Command, CommandError, opened
 
 __all__ = ["COMMANDS", "check_utf8", "line_batches"]

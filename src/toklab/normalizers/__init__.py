@@ -1,8 +1,8 @@
 """Stage 1 of the pipeline, normalization: every way toklab rewrites text before splitting it.
 
-- `forms`: Unicode's NFC / NFD / NFKC / NFKD (`UnicodeNormalizer`, `NORMAL_FORMS`);
-- `offsets`: `normalize_with_offsets`, the same forms with a map from each output
-  character back to its span in the original text;
+- `forms`: Unicode's NFC / NFD / NFKC / NFKD (`UnicodeNormalizer`, `NORMAL_FORMS`), and
+  `normalize_with_offsets`, the same forms with a map from each output character back
+  to its span in the original text;
 - `bert`: BERT's clean-up, CJK spacing, accent stripping and lowercasing
   (`BertNormalizer`), matching HF character for character;
 - `nmt`: sentencepiece's named rules written out (`nmt_nfkc`, `normalize_rule`);
@@ -10,16 +10,16 @@
 - `tables`: a named rule compiled into such a table (`compile_rule`), so a model
   toklab trains can carry one;
 - `spm`: a sentencepiece model's whole normalizer: table or rule, user-defined
-  symbols kept whole, whitespace rules and ``▁`` (`SentencePieceNormalizer`).
+  symbols kept whole, whitespace rules and ``▁`` (`SentencePieceNormalizer`,
+  `whitespace_rules`), and the same as Hugging Face steps (``to_hf``).
 
 Each normalizer object has ``normalize(text) -> str``. Normalization is where a
 tokenizer can lose information for good: NFKC maps ``"Ａ①"`` to ``"A1"``.
 """
 
 from .bert import BertNormalizer
-from .forms import NORMAL_FORMS, UnicodeNormalizer
+from .forms import NORMAL_FORMS, UnicodeNormalizer, normalize_with_offsets
 from .nmt import NORMALIZATIONS, nmt_nfkc, normalize_rule
-from .offsets import normalize_with_offsets
 from .precompiled import Charsmap
 from .spm import SentencePieceNormalizer
 

@@ -9,7 +9,7 @@ import struct
 from array import array
 from collections.abc import Callable, Iterator
 
-from ..unicode import graphemes, utf8_sequence_length
+from ..base.unicode import graphemes, utf8_sequence_length
 
 __all__ = ["Charsmap"]
 

@@ -5,33 +5,42 @@ What a sentencepiece model sees is produced in one loop (sentencepiece's
 copied as it is; otherwise the longest entry of the model's compiled table is
 replaced (`toklab.normalizers.precompiled.Charsmap`); otherwise one character is
 copied. The chunks then pass through the whitespace rules and the ``▁`` escaping
-of `toklab.pre_tokenizers.metaspace.whitespace_rules`. Without a compiled table
-the named rule (`toklab.normalizers.nmt.normalize_rule`) runs on the text
-between user symbols.
+(`whitespace_rules`). Without a compiled table the named rule
+(`toklab.normalizers.nmt.normalize_rule`) runs on the text between user symbols.
+
+The settings come from the model (`toklab.sentencepiece.model_file.SPConfig`, or
+anything with the same attributes); `SentencePieceNormalizer.to_hf` writes the whole
+front end as Hugging Face normalizer steps, which `toklab.sentencepiece.hf` reads back.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
-from ..checks import check_str
-from ..pre_tokenizers.metaspace import SPACE, escape, whitespace_rules
-from ..sentencepiece_hf import hf_normalizer
-from ..sentencepiece_model import SPConfig
-from ..unicode import utf8_sequence_length
+from ..base.checks import check_str
+from ..base.pieces import SPACE, escape
+from ..base.unicode import utf8_sequence_length
 from .nmt import normalize_rule
 from .precompiled import Charsmap
 
-__all__ = ["SentencePieceNormalizer"]
+__all__ = ["SentencePieceNormalizer", "whitespace_rules", "HF_STRIP_ENDS", "HF_COLLAPSE", "HF_TRAILING"]
 
 _COLLAPSE = re.compile(" {2,}")
+
+#: The regexes of the HF ``Replace`` steps `SentencePieceNormalizer.to_hf` writes for
+#: ``remove_extra_whitespaces`` (spaces at either end, runs of spaces, a trailing ``▁``);
+#: `toklab.sentencepiece.hf` recognises the steps by them.
+HF_STRIP_ENDS = "^ +| +$"
+HF_COLLAPSE = " {2,}"
+HF_TRAILING = SPACE + "+$"
 
 
 class SentencePieceNormalizer:
     """The normalizer of a sentencepiece model: ``normalize(text)`` is what its model segments."""
 
-    def __init__(self, config: SPConfig, user_symbols: Sequence[str] = ()) -> None:
+    def __init__(self, config: Any, user_symbols: Sequence[str] = ()) -> None:
         self.config = config
         self.charsmap = Charsmap(config.charsmap) if config.charsmap else None
         #: The user-defined symbols, longest first (the order sentencepiece tries them).
@@ -97,7 +106,7 @@ class SentencePieceNormalizer:
             # The sentencepiece library cannot take such a string either; say where it is.
             raise ValueError(
                 f"text holds a lone surrogate (U+{ord(text[exc.start]):04X}) at position {exc.start}, which has "
-                "no UTF-8 form; replace it first (toklab.unicode.replace_surrogates)"
+                "no UTF-8 form; replace it first (toklab.base.unicode.replace_surrogates)"
             ) from None
         cfg = self.config
         if cfg.engine == "tokenizers":
@@ -110,7 +119,7 @@ class SentencePieceNormalizer:
         )
 
     def _hf_chain(self, text: str) -> str:
-        """The whitespace steps as HF's normalizer chain runs them (`toklab.sentencepiece_hf`)."""
+        """The whitespace steps as HF's normalizer chain runs them (`toklab.sentencepiece.hf`)."""
         cfg = self.config
         if cfg.remove_extra_whitespaces:
             text = _COLLAPSE.sub(" ", text.strip(" "))
@@ -123,10 +132,94 @@ class SentencePieceNormalizer:
         return text
 
     def to_hf(self):
-        """This normalizer as Hugging Face ``tokenizers`` steps (see `toklab.sentencepiece_hf.hf_normalizer`)."""
+        """This normalizer as Hugging Face ``tokenizers`` steps (None when there is nothing to do).
+
+        The compiled table is ``Precompiled``; ``remove_extra_whitespaces`` is two
+        ``Replace`` steps (spaces at either end, runs of spaces) and, after the escaping,
+        a trailing-``▁`` strip; the dummy prefix is ``Prepend``; the escaping is
+        ``Replace(" ", "▁")``. A named rule is refused (HF's own NFKC follows other
+        Unicode tables), and so is a table replacement holding two spaces in a row,
+        which HF's ``Replace`` would collapse but sentencepiece does not.
+        """
+        from tokenizers import Regex, normalizers
+
         if self.user_symbols:
             raise ValueError(
                 f"user-defined symbols ({self.user_symbols[0]!r}, ...) have no HF equivalent: sentencepiece keeps them "
                 "inside the text its whitespace rules see, HF cuts added tokens out first"
             )
-        return hf_normalizer(self.config, self.charsmap.replacements() if self.charsmap is not None else ())
+        config = self.config
+        steps = []
+        if config.charsmap:
+            steps.append(normalizers.Precompiled(config.charsmap))
+        elif config.normalization != "identity":
+            raise ValueError(
+                f"normalization {config.normalization!r} is applied by rule, and HF's own NFKC follows other Unicode "
+                "tables: give the model a compiled table (toklab.normalizers.tables.compile_rule) first"
+            )
+        if config.remove_extra_whitespaces:
+            replacements = self.charsmap.replacements() if self.charsmap is not None else ()
+            doubled = next((r for r in replacements if "  " in r), None)
+            if doubled is not None:
+                raise ValueError(f"the table replaces a character by {doubled!r}, whose double space HF would collapse")
+            steps += [normalizers.Replace(Regex(HF_STRIP_ENDS), ""), normalizers.Replace(Regex(HF_COLLAPSE), " ")]
+        if config.add_dummy_prefix:
+            steps.append(normalizers.Prepend(SPACE if config.escape_whitespaces else " "))
+        if config.escape_whitespaces:
+            steps.append(normalizers.Replace(" ", SPACE))
+            if config.remove_extra_whitespaces:
+                steps.append(normalizers.Replace(Regex(HF_TRAILING), ""))
+        if not steps:
+            return None
+        return steps[0] if len(steps) == 1 else normalizers.Sequence(steps)
+
+
+def whitespace_rules(
+    chunks: Iterable[str],
+    *,
+    add_dummy_prefix: bool = True,
+    remove_extra_whitespaces: bool = True,
+    escape_whitespaces: bool = True,
+) -> str:
+    """Join normalized chunks the way sentencepiece's normalizer does; the result is what the model sees.
+
+    ``chunks`` are the normalizer's outputs in order (one per matched table
+    entry or character). With ``remove_extra_whitespaces`` a chunk's leading
+    spaces are dropped while the previous output ended in a space (at the start
+    of the text, too), so runs collapse and leading spaces vanish; the dummy
+    prefix is one space before non-empty input; at the end trailing spaces (or
+    ``▁``, literal ones included) are removed. The caller returns ``""`` for
+    empty input before calling this (sentencepiece adds no dummy prefix then).
+    """
+    rew, escape_ws = remove_extra_whitespaces, escape_whitespaces
+    chunks = iter(chunks)
+    pending = None
+    if rew:  # drop leading chunks that are a single space
+        for chunk in chunks:
+            if chunk != " ":
+                pending = chunk
+                break
+        else:
+            return ""
+    out: list[str] = []
+    if add_dummy_prefix:
+        out.append(SPACE if escape_ws else " ")
+    prev_space = rew
+    for chunk in _prepend(pending, chunks):
+        if prev_space and rew:
+            chunk = chunk.lstrip(" ")
+        if chunk:
+            out.append(escape(chunk) if escape_ws else chunk)
+            prev_space = chunk.endswith(" ")
+        if not rew:
+            prev_space = False
+    result = "".join(out)
+    if rew:
+        result = result.rstrip(SPACE if escape_ws else " ")
+    return result
+
+
+def _prepend(first: str | None, rest: Iterator[str]) -> Iterator[str]:
+    if first is not None:
+        yield first
+    yield from rest

@@ -9,27 +9,24 @@ No token crosses a boundary this stage draws, so it decides what a token *can* b
   astral characters, about twice as fast;
 - `bert`: BERT's whitespace-and-punctuation split (`BertPreTokenizer`) and `bert_words`,
   BERT's normalizer and pre-tokenizer fused into one pass;
-- `metaspace`: sentencepiece's ``▁`` (`SPACE`, `escape`), dummy prefix and whitespace
-  rules (`whitespace_rules`), and the trainer's word split (`split_words`).
+- `metaspace`: sentencepiece's trainer split (`split_words`): a new word at every ``▁``,
+  digits apart. The ``▁`` itself is a spelling (`toklab.base.pieces`), and the whitespace
+  rules are part of sentencepiece's normalizer (`toklab.normalizers.spm`).
 """
 
 from .bert import BertPreTokenizer, bert_words
-from .metaspace import SPACE, escape, split_words, unescape, whitespace_rules
+from .metaspace import split_words
 from .patterns import PATTERNS, RegexSplit, last_safe_cut, onig_pattern, resolve, split, split_with_offsets
 
 __all__ = [
     "PATTERNS",
-    "SPACE",
     "BertPreTokenizer",
     "RegexSplit",
     "bert_words",
-    "escape",
     "last_safe_cut",
     "onig_pattern",
     "resolve",
     "split",
     "split_with_offsets",
     "split_words",
-    "unescape",
-    "whitespace_rules",
 ]

@@ -1,38 +1,19 @@
-"""sentencepiece's whitespace: the ``▁`` meta symbol, the dummy prefix, collapsing, word splits.
+"""sentencepiece's word split: where a learned piece may not cross (before ``▁``, around digits).
 
-SentencePiece treats a space as an ordinary symbol, spelled ``▁`` (U+2581), so
-decoding can put every space back. Around that, three rules shape what the
-model sees (`whitespace_rules`, in sentencepiece's order): with
-``remove_extra_whitespaces`` leading and trailing spaces go and runs of spaces
-collapse to one; with ``add_dummy_prefix`` a space is put in front of non-empty
-input, so that ``"world"`` alone and in ``"hello world"`` both start with ``▁``;
-with ``escape_whitespaces`` every space becomes ``▁``. A literal ``▁`` in the
-input decodes as a space: the escaping is not injective.
-
-`split_words` is the *trainer's* split (sentencepiece's ``split_by_whitespace``
-and ``split_digits``): where a learned piece may not cross. Encoding never
-splits: a model trained this way has no piece that crosses those boundaries.
-HF ``tokenizers`` calls this stage ``pre_tokenizers.Metaspace``.
+SentencePiece treats a space as an ordinary symbol, spelled ``▁`` (U+2581,
+`toklab.base.pieces.SPACE`); its normalizer escapes the spaces and applies the
+whitespace rules (`toklab.normalizers.spm.whitespace_rules`), so the model sees the
+text whole. `split_words` is the *trainer's* split (sentencepiece's
+``split_by_whitespace`` and ``split_digits``): where a learned piece may not cross.
+Encoding never splits: a model trained this way has no piece that crosses those
+boundaries. HF ``tokenizers`` calls this stage ``pre_tokenizers.Metaspace``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from ..base.pieces import SPACE
 
-__all__ = ["SPACE", "escape", "unescape", "is_split_digit", "split_words", "whitespace_rules"]
-
-#: sentencepiece's meta symbol for a space (U+2581 LOWER ONE EIGHTH BLOCK).
-SPACE = "\u2581"
-
-
-def escape(text: str) -> str:
-    """Every space as ``▁``: ``escape("a b") == "a▁b"``."""
-    return text.replace(" ", SPACE)
-
-
-def unescape(text: str) -> str:
-    """Every ``▁`` as a space (a literal ``▁`` in the input comes back as a space too)."""
-    return text.replace(SPACE, " ")
+__all__ = ["is_split_digit", "split_words"]
 
 
 def is_split_digit(ch: str) -> bool:
@@ -60,54 +41,3 @@ def split_words(text: str, *, split_by_whitespace: bool = True, split_digits: bo
             words[-1] += ch
         prev_digit = digit
     return words
-
-
-def whitespace_rules(
-    chunks: Iterable[str],
-    *,
-    add_dummy_prefix: bool = True,
-    remove_extra_whitespaces: bool = True,
-    escape_whitespaces: bool = True,
-) -> str:
-    """Join normalized chunks the way sentencepiece's normalizer does; the result is what the model sees.
-
-    ``chunks`` are the normalizer's outputs in order (one per matched table
-    entry or character). With ``remove_extra_whitespaces`` a chunk's leading
-    spaces are dropped while the previous output ended in a space (at the start
-    of the text, too), so runs collapse and leading spaces vanish; the dummy
-    prefix is one space before non-empty input; at the end trailing spaces (or
-    ``▁``, literal ones included) are removed. The caller returns ``""`` for
-    empty input before calling this (sentencepiece adds no dummy prefix then).
-    """
-    rew, escape_ws = remove_extra_whitespaces, escape_whitespaces
-    chunks = iter(chunks)
-    pending = None
-    if rew:  # drop leading chunks that are a single space
-        for chunk in chunks:
-            if chunk != " ":
-                pending = chunk
-                break
-        else:
-            return ""
-    out: list[str] = []
-    if add_dummy_prefix:
-        out.append(SPACE if escape_ws else " ")
-    prev_space = rew
-    for chunk in _prepend(pending, chunks):
-        if prev_space and rew:
-            chunk = chunk.lstrip(" ")
-        if chunk:
-            out.append(escape(chunk) if escape_ws else chunk)
-            prev_space = chunk.endswith(" ")
-        if not rew:
-            prev_space = False
-    result = "".join(out)
-    if rew:
-        result = result.rstrip(SPACE if escape_ws else " ")
-    return result
-
-
-def _prepend(first: str | None, rest: Iterator[str]) -> Iterator[str]:
-    if first is not None:
-        yield first
-    yield from rest

@@ -37,8 +37,8 @@ from itertools import accumulate
 
 import regex
 
-from ..checks import check_str
-from ..special import straddles
+from ..base.checks import check_str
+from ..base.special import straddles
 from . import bmp
 
 __all__ = [

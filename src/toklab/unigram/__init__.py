@@ -13,10 +13,12 @@ The package has the shape every algorithm package here has:
 - `lattice`: the engine, per text in pure Python and for many words at once in numpy.
 - `trainer`: sentencepiece's trainer (seed vocabulary, EM, pruning), batched over
   every word on the numpy lattice; same results as the reference steps.
-- `compare`: our trainer against sentencepiece's on the same lines.
+
+Reading a sentencepiece ``.model`` into a `Unigram`, and measuring this trainer against
+sentencepiece's, belong to `toklab.sentencepiece` (`load_unigram`,
+`compare_with_sentencepiece`), which sits above the algorithms.
 """
 
-from .compare import SENTENCEPIECE_OPTIONS, SentencePieceComparison, compare_with_sentencepiece
 from .model import UNK_PENALTY, Unigram
 from .reference import (
     MIN_EXPECTED_COUNT,
@@ -34,11 +36,8 @@ from .trainer import expected_counts, seed_pieces, train
 
 __all__ = [
     "MIN_EXPECTED_COUNT",
-    "SENTENCEPIECE_OPTIONS",
     "UNK_PENALTY",
-    "SentencePieceComparison",
     "Unigram",
-    "compare_with_sentencepiece",
     "digamma",
     "expected_counts",
     "reference_em_step",

@@ -18,11 +18,10 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
-from ..checks import check_ids, check_str, type_name
+from ..base.checks import check_ids, check_str, type_name
+from ..base.pieces import KINDS, UNK_SURFACE, byte_of_piece, byte_piece
 from ..decoders import decode_utf8_per_byte
-from ..sentencepiece_model import KINDS, UNK_SURFACE, byte_of_piece, byte_piece, model_bytes, parse_model_proto
 from . import lattice
 from .lattice import FLT_MIN, PieceTable, round32
 
@@ -56,8 +55,8 @@ class Unigram:
     precision, as sentencepiece's C++ encoder does. It matters only for exact
     ties: two segmentations with the same multiset of pieces (``[00, 0]`` and
     ``[0, 00]``) have equal scores in exact arithmetic, and which one wins is
-    then decided by how each running sum rounds. `from_sentencepiece` turns it
-    on so that segmentations match sentencepiece's token for token; otherwise
+    then decided by how each running sum rounds. `toklab.sentencepiece.load_unigram`
+    turns it on so that segmentations match sentencepiece's token for token; otherwise
     sums are in double precision and ties go to the earliest start of the
     last piece.
     """
@@ -105,20 +104,6 @@ class Unigram:
         self = cls.__new__(cls)
         self._build(list(entries), unk_penalty=unk_penalty, byte_fallback=byte_fallback, float32=float32)
         return self
-
-    @classmethod
-    def from_sentencepiece(cls, model: Any) -> "Unigram":
-        """Load a sentencepiece Unigram model: a ``SentencePieceProcessor``, a path, or proto bytes.
-
-        Pieces, scores (float32, exactly as stored), IDs and piece types are
-        read from the serialized model, so user-defined pieces are recognised
-        (the Python API cannot tell them from ordinary ones). Raises
-        ValueError for a BPE/char/word model.
-        """
-        pieces, config = parse_model_proto(model_bytes(model))
-        if config.model_type != "unigram":
-            raise ValueError(f"not a Unigram model (model_type={config.model_type})")
-        return cls.from_entries([tuple(p) for p in pieces], byte_fallback=config.byte_fallback, float32=True)
 
     def _build(self, entries: list[Entry], *, unk_penalty: float, byte_fallback: bool, float32: bool) -> None:
         self._vocab = [e[0] for e in entries]
@@ -201,8 +186,8 @@ class Unigram:
         return list(zip(self._vocab, self._scores, self._kinds))
 
     def fingerprint(self) -> str:
-        """SHA-256 of the pieces, scores, options and library versions (`toklab.versioning`)."""
-        from .. import versioning
+        """SHA-256 of the pieces, scores, options and library versions (`toklab.pipeline.versioning`)."""
+        from ..pipeline import versioning
 
         return versioning.fingerprint(self)
 

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..checks import check_int, type_name, warn_smaller
+from ..base.checks import check_int, type_name, warn_smaller
+from ..base.pieces import byte_piece
 from ..pre_tokenizers.metaspace import split_words
-from ..sentencepiece_model import byte_piece
 from .lattice import Lattice, code_points
 from .model import Unigram
 from .reference import MIN_EXPECTED_COUNT, digamma
@@ -203,7 +203,7 @@ def train(
     ``required_chars`` and each of ``protected`` (pieces that take part in EM
     but are never pruned). ValueError if those alone exceed ``vocab_size``.
     If the corpus cannot fill the vocabulary the model is smaller and
-    `toklab.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
+    `toklab.base.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
     (the rule every trainer follows).
 
     The algorithm (sentencepiece's ``unigram_model_trainer.cc``):

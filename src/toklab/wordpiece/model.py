@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..decoders import WordPieceDecoder
 from ..normalizers.bert import BertNormalizer
-from ..pipeline import Pipeline
+from ..pipeline.compose import Pipeline
 from ..pre_tokenizers.bert import BertPreTokenizer, bert_words
 
 __all__ = ["BERT_SPECIAL_TOKENS", "WordPieceModel", "WordPiece"]
@@ -160,7 +160,7 @@ class WordPiece(Pipeline):
     pass (`toklab.pre_tokenizers.bert.bert_words`), which ``encode`` uses.
     ``special_tokens`` (token -> ID, IDs of the vocabulary), ``post_processor``
     and ``non_special_tokens`` are `toklab.pipeline.Pipeline`'s: none by default,
-    as above; `toklab.interop.from_hf_json` sets them for a BERT ``tokenizer.json``.
+    as above; `toklab.formats.hf_json.from_hf_json` sets them for a BERT ``tokenizer.json``.
     """
 
     def __init__(

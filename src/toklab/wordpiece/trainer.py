@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ..checks import check_int, not_utf8, type_name, warn_smaller
+from ..base.checks import check_int, not_utf8, type_name, warn_smaller
 from ..normalizers.bert import BertNormalizer, char_tables, ideographs_apart, run_tables
 from ..pre_tokenizers.bert import split_rule
 from .model import BERT_SPECIAL_TOKENS, WordPiece
@@ -385,7 +385,7 @@ def train(
 
     When the corpus runs out of pairs (occurring ``min_frequency`` times)
     before ``vocab_size``, the tokenizer is smaller and
-    `toklab.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
+    `toklab.base.checks.SmallVocabularyWarning` says so, unless ``allow_smaller``
     (the rule every trainer follows).
     """
     check_int(vocab_size, "vocab_size", minimum=1)

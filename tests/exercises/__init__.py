@@ -1,1 +1,0 @@
-"""Tests of the chapter exercise checkers (`toklab.exercises`)."""

@@ -1,0 +1,63 @@
+"""`toklab.lab.patching.hashing`: a CANINE-style input layer (hash buckets, embeddings, downsampling)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from toklab.lab import patching as P
+
+
+def test_hash_buckets_shape_range_and_independence():
+    cps = np.arange(0, 0x110000, 97)
+    buckets = P.hash_buckets(cps, num_hashes=8, num_buckets=16384)
+    assert buckets.shape == (len(cps), 8) and buckets.min() >= 0 and buckets.max() < 16384
+    # roughly uniform: every bucket of every hash function is used by these 11,486 code points
+    for k in range(8):
+        assert len(np.unique(buckets[:, k])) > 16384 * 0.45
+    # all eight at once never collide here
+    assert len({tuple(row) for row in buckets}) == len(cps)
+    # the functions differ from each other, and the seed changes them
+    assert not (buckets[:, 0] == buckets[:, 1]).all()
+    assert not (P.hash_buckets(cps, 2, 1000, seed=1) == P.hash_buckets(cps, 2, 1000, seed=0)).all()
+
+
+def test_hash_buckets_errors():
+    with pytest.raises(ValueError, match="0x10FFFF"):
+        P.hash_buckets([0x110000])
+    with pytest.raises(ValueError, match="0x10FFFF"):
+        P.hash_buckets([-1])
+    with pytest.raises(ValueError, match="0x10FFFF"):
+        P.hash_buckets(np.array([1.5]))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        P.hash_buckets([[1, 2]])
+    with pytest.raises(ValueError, match="num_hashes"):
+        P.hash_buckets([1], num_hashes=0)
+    with pytest.raises(ValueError, match="num_buckets"):
+        P.hash_buckets([1], num_buckets=0)
+    with pytest.raises(ValueError, match="multiple"):
+        P.embedding_tables(num_hashes=5, dim=768)
+
+
+def test_hash_embed_and_downsample():
+    tables = P.embedding_tables(num_hashes=4, num_buckets=64, dim=16, seed=3)
+    assert tables.shape == (4, 64, 4)
+    x = P.hash_embed("abca\U0001f642", tables)
+    assert x.shape == (5, 16)
+    np.testing.assert_array_equal(x[0], x[3])  # same code point, same embedding
+    b = P.hash_buckets(np.array([ord("b")]), 4, 64)[0]
+    np.testing.assert_array_equal(x[1], np.concatenate([tables[k, b[k]] for k in range(4)]))
+    assert P.hash_embed("", tables).shape == (0, 16)
+    with pytest.raises(TypeError, match="str"):
+        P.hash_embed(b"ab", tables)
+    with pytest.raises(ValueError, match="shape"):
+        P.hash_embed("ab", tables[0])
+    y = P.downsample(x, rate=2)
+    assert y.shape == (3, 16)
+    np.testing.assert_allclose(y[0], (x[0] + x[1]) / 2, rtol=1e-6)
+    np.testing.assert_allclose(y[2], x[4])
+    assert P.downsample(x, 4).shape == (2, 16)
+    with pytest.raises(ValueError, match="rate"):
+        P.downsample(x, 0)
+    with pytest.raises(ValueError, match="shape"):
+        P.downsample(np.zeros(3), 2)

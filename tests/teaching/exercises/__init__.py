@@ -1,0 +1,1 @@
+"""Tests of the chapter exercise checkers (`toklab.teaching.exercises`)."""
