@@ -4,10 +4,12 @@ One browser for the whole run, and each page loaded once per way of looking at i
 every check run on that load:
 
 * the full edition at desktop width (1280 px) over HTTP, as `make serve` serves it:
-  errors, requests, math, images, dropdowns and hidden code, copy buttons, width, and a
-  screenshot;
+  errors, requests, math, images, dropdowns and hidden code, copy buttons, width, the top
+  of the page, ☰ collapsing the sidebar, and a screenshot;
 * the full edition at phone size (390 x 844, touch) from disk (file://): errors,
-  requests, math, images, width, and a screenshot;
+  requests, math, images, width, the top of the page, the "Contents" drawer, and a
+  screenshot; then ☰ opens the table of contents and a tap on the next page's entry is
+  that page's load;
 * the student edition at desktop width from disk: errors, requests, math, images.
 
 So both schemes cover every page of the full edition. The search page is one of those
@@ -171,8 +173,169 @@ def _look(t: Tab, width: str, rel: str) -> dict:
     """The checks every load gets: facts, width, screenshot."""
     page = t.page
     visit = {"url": page.url, "facts": page.evaluate(PAGE_FACTS), "layout": page.evaluate(LAYOUT)}
+    visit["header"] = page.evaluate(HEADER)
     visit["shot"] = _screenshot(t, width, rel)
     return visit
+
+
+# ---------------------------------------------------------------------------- navigation
+#
+# The theme's buttons in the article header: ☰ (.primary-toggle: the book's table of
+# contents) and "Contents" (.secondary-toggle: the page's own sections). On a phone each
+# opens a drawer (<dialog>); at desktop width ☰ collapses and expands the left sidebar.
+
+# The top of a page as loaded: the theme's top navbar (#pst-header) must take no room
+# (it once held an empty strip with a second search box), the article header with the
+# buttons must be the first thing on the page, and there must be one way to search.
+HEADER = r"""
+() => {
+  const shown = el => el.checkVisibility({visibilityProperty: true})
+                      && el.getBoundingClientRect().width > 0;
+  const navbar = document.querySelector('#pst-header');
+  const buttons = document.querySelector('.bd-header-article');
+  // (The search page's own search form is part of its content.)
+  const search = [...document.querySelectorAll('.search-button-field, .search-button, form.bd-search')]
+    .filter(el => shown(el) && !(el.closest('#main-content') && !el.closest('.bd-header-article')));
+  return {
+    navbar: navbar ? navbar.getBoundingClientRect().height : 0,
+    buttons: buttons ? buttons.getBoundingClientRect().top + window.scrollY : null,
+    search: search.map(el => el.className),
+    menus: [...document.querySelectorAll('.primary-toggle')].filter(shown).length,
+    contents: [...document.querySelectorAll('.secondary-toggle')].filter(shown).length,
+    sections: document.querySelectorAll('#pst-secondary-sidebar a[href^="#"]').length,
+  };
+}
+"""
+
+# Resolves when no CSS transition is running in the document (one that is cancelled and
+# replaced by another is waited for in turn).
+TRANSITIONS_DONE = r"""
+async () => {
+  for (;;) {
+    const running = document.getAnimations().filter(a => a instanceof CSSTransition
+                                                    && a.playState !== 'finished');
+    if (!running.length) return;
+    await Promise.all(running.map(a => a.finished.catch(() => null)));
+  }
+}
+"""
+
+# A drawer after its button was tapped: open, on screen, and the links it shows.
+DRAWER = r"""
+async (id) => {
+  const d = document.getElementById(id);
+  await (TRANSITIONS_DONE)();
+  const r = d.getBoundingClientRect();
+  const links = [...d.querySelectorAll('a[href]')].map((a, i) => ({a, i}))
+    .filter(({a}) => a.checkVisibility({visibilityProperty: true}));
+  return {open: d.open, width: r.width, height: r.height,
+          links: links.map(({a, i}) => ({i, href: a.href, text: a.textContent.trim()}))};
+}
+""".replace("TRANSITIONS_DONE", TRANSITIONS_DONE)
+
+# The left sidebar at desktop width: shown, and where the article starts, after every
+# transition has finished.
+SIDEBAR = r"""
+async () => {
+  const bar = document.getElementById('pst-primary-sidebar');
+  await (TRANSITIONS_DONE)();
+  const r = bar.getBoundingClientRect();
+  return {shown: bar.checkVisibility({visibilityProperty: true}) && r.width > 0 && r.right > 0,
+          article: Math.round(document.getElementById('main-content').getBoundingClientRect().left)};
+}
+""".replace("TRANSITIONS_DONE", TRANSITIONS_DONE)
+
+
+def _rel(t: Tab, url: str) -> str:
+    """A URL of the site as a page path (no fragment, no query)."""
+    return urlsplit(url)._replace(fragment="", query="").geturl().removeprefix(t.base)
+
+
+def _desktop_menu(t: Tab) -> dict:
+    """Click the visible ☰ twice: the sidebar goes and comes back."""
+    page = t.page
+    menu = page.locator(".primary-toggle").filter(visible=True)
+    if menu.count() != 1:
+        return {"menus": menu.count()}
+    states = [page.evaluate(SIDEBAR)]
+    for _ in range(2):
+        menu.click(timeout=5000)
+        states.append(page.evaluate(SIDEBAR))
+    return {"menus": 1, "states": states}
+
+
+def _failure(e: Exception) -> str:
+    return f"{type(e).__name__}: {str(e).splitlines()[0]}"
+
+
+def _phone_contents(t: Tab) -> dict | None:
+    """Tap "Contents", then a section in it (not the first): the drawer opens, and after
+    the tap it has closed with that section's heading at the top of the screen. None when
+    the page shows no "Contents" button."""
+    page = t.page
+    button = page.locator(".secondary-toggle").filter(visible=True)
+    if button.count() != 1:
+        return None
+    try:
+        button.tap(timeout=5000)
+    except Exception as e:  # noqa: BLE001 - the test reports it; the run goes on
+        return {"drawer": {"open": False, "tap": _failure(e)}}
+    drawer = page.evaluate(DRAWER, "pst-secondary-sidebar-modal")
+    result = {"drawer": drawer}
+    here = [a for a in drawer["links"] if _rel(t, a["href"]) == _rel(t, page.url) and "#" in a["href"]]
+    if drawer["open"] and len(here) > 1:
+        target = here[len(here) // 2]
+        result["target"] = target["text"]
+        page.locator("#pst-secondary-sidebar-modal a[href]").nth(target["i"]).tap(timeout=5000)
+        result["after"] = page.evaluate(
+            """async (hash) => {
+                 const d = document.getElementById('pst-secondary-sidebar-modal');
+                 await new Promise(r => setTimeout(r));  // the close is queued after the jump
+                 const h = document.getElementById(decodeURIComponent(hash.slice(1)));
+                 return {open: d.open, hash: location.hash,
+                         top: h ? Math.round(h.getBoundingClientRect().top) : null};
+               }""",
+            "#" + target["href"].split("#", 1)[1],
+        )
+    # Whatever happened, the drawer is closed for what comes next.
+    page.evaluate("() => document.getElementById('pst-secondary-sidebar-modal')?.close()")
+    return result
+
+
+def _phone_menu(t: Tab, remaining: list[str]) -> tuple[dict, object]:
+    """Tap ☰: the book's table of contents opens. (result, a tap on the entry of the first
+    page in ``remaining`` that it lists, or None)."""
+    page = t.page
+    menu = page.locator(".primary-toggle").filter(visible=True)
+    result = {"menus": menu.count()}
+    if result["menus"] != 1:
+        return result, None
+    try:
+        menu.tap(timeout=5000)
+    except Exception as e:  # noqa: BLE001 - the test reports it; the run goes on
+        result["drawer"] = {"open": False, "tap": _failure(e)}
+        return result, None
+    drawer = result["drawer"] = page.evaluate(DRAWER, "pst-primary-sidebar-modal")
+    listed = {_rel(t, a["href"]): a for a in drawer["links"]}
+    result["chapters"] = sorted(rel for rel in listed if Path(rel).name.startswith("ch"))
+    nxt = next((rel for rel in remaining if rel in listed), None)
+    if not drawer["open"] or nxt is None:
+        return result, None
+    link = page.locator("#pst-primary-sidebar-modal a[href]").nth(listed[nxt]["i"])
+    result["tapped"] = nxt
+    return result, lambda: link.tap(timeout=5000)
+
+
+def _phone_go(t: Tab, menu: dict, tap) -> str | None:
+    """Tap the entry ``_phone_menu`` chose; it must open that page, whose load this is.
+    The page, or None (the reason in ``menu["went"]``)."""
+    try:
+        t.follow(tap, menu["tapped"])
+    except Exception as e:  # noqa: BLE001 - the test reports it; the run goes on
+        menu["went"] = _failure(e)
+        return None
+    menu["went"] = menu["tapped"]
+    return menu["tapped"]
 
 
 @pytest.fixture(scope="module")
@@ -190,6 +353,7 @@ def desktop_visits(browser, http_base, site, chapter_terms) -> dict[str, dict]:
                 visit["search"] = _search_all(t.page, t.base, chapter_terms)
             visit.update(_copy_button(t.page))
             visit.update(t.page.evaluate(TOGGLE_EVERYTHING))
+            visit["menu"] = _desktop_menu(t)
             out[landed] = _finish(t, visit, probe=rel == "genindex.html")
             if rel == "index.html":
                 out[rel] = {"url": visit["url"], "problems": []}
@@ -198,18 +362,34 @@ def desktop_visits(browser, http_base, site, chapter_terms) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def phone_visits(browser, site, chapter_terms) -> dict[str, dict]:
-    """Every page of the full edition at phone size from disk, each loaded once."""
+    """Every page of the full edition at phone size from disk, each loaded once.
+
+    The pages are visited the way a reader on a phone moves through the book: each page
+    opens the table of contents with ☰ and taps the entry of the next page not yet
+    visited, and that tap is the next page's load. A page the menu does not list (the
+    index, the search page), or the next one after a tap that failed, is opened directly.
+    """
     out = {}
     with tab(browser, site.as_uri() + "/", **PHONE) as t:
-        for rel in _order(site):
-            _arrive(t, rel, chapter_terms)
+        todo = _order(site)
+        came_by_tap = None
+        while todo:
+            rel = came_by_tap or todo[0]
+            if came_by_tap is None:
+                _arrive(t, rel, chapter_terms)
             landed = "book/index.html" if rel == "index.html" else rel
+            todo = [r for r in todo if r not in (rel, landed)]
             visit = _look(t, "phone", landed)
+            visit["came_by_tap"] = came_by_tap is not None
             if rel == "search.html":
                 visit["search"] = _search_all(t.page, t.base, chapter_terms)
+            visit["contents"] = _phone_contents(t)
+            visit["menu"], tap = _phone_menu(t, todo)
+            # The page's record closes before the tap that loads the next page.
             out[landed] = _finish(t, visit, probe=rel == "genindex.html")
             if rel == "index.html":
                 out[rel] = {"url": visit["url"], "problems": []}
+            came_by_tap = _phone_go(t, visit["menu"], tap) if tap else None
     return out
 
 
@@ -568,4 +748,102 @@ def test_screenshots_of_every_page(which, request, site):
     shots = {rel: v["shot"] for rel, v in visits.items() if "shot" in v}
     assert set(shots) == set(pages(site)) - {"index.html"}
     problems = [f"{rel}: screenshot {s['path']} is nearly empty" for rel, s in shots.items() if s["bytes"] < 10_000]
+    assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------- navigation
+
+
+@pytest.mark.parametrize("which", ["desktop_visits", "phone_visits"])
+def test_the_top_of_every_page_is_the_article_header_with_one_search(which, request, site):
+    """No empty strip above the article header (the theme's top navbar takes no room),
+    one visible ☰, and one way to search outside the page's own text."""
+    visits = request.getfixturevalue(which)
+    problems = []
+    for rel in pages(site):
+        if rel == "index.html":
+            continue
+        h = visits[rel]["header"]
+        if h["navbar"] > 0:
+            problems.append(f"{rel}: the top navbar takes {h['navbar']}px")
+        if h["buttons"] is None or h["buttons"] > 1:
+            problems.append(f"{rel}: the article header starts at {h['buttons']}px, not at the top")
+        if len(h["search"]) != 1:
+            problems.append(f"{rel}: {len(h['search'])} search boxes or buttons: {h['search']}")
+        if h["menus"] != 1:
+            problems.append(f"{rel}: {h['menus']} visible ☰ buttons")
+    assert not problems, "\n".join(problems)
+
+
+def test_desktop_menu_collapses_and_expands_the_sidebar(desktop_visits, site):
+    problems = []
+    for rel in pages(site):
+        if rel == "index.html":
+            continue
+        menu = desktop_visits[rel]["menu"]
+        if menu["menus"] != 1:
+            problems.append(f"{rel}: {menu['menus']} visible ☰ buttons")
+            continue
+        shown, hidden, again = menu["states"]
+        if not shown["shown"] or hidden["shown"] or again != shown:
+            problems.append(f"{rel}: sidebar shown before, after one and after two clicks of ☰: {menu['states']}")
+        elif hidden["article"] >= shown["article"]:
+            problems.append(f"{rel}: the article did not take the sidebar's room: {menu['states']}")
+    assert not problems, "\n".join(problems)
+
+
+def test_phone_menu_opens_the_table_of_contents_and_goes_to_another_chapter(phone_visits, site):
+    """On a phone, ☰ opens the book's table of contents on every page, listing every
+    chapter; tapping an entry opens that page. Every chapter is reached that way, and
+    from every chapter the next page is."""
+    chapters = chapter_pages(site)
+    problems = []
+    for rel in pages(site):
+        if rel == "index.html":
+            continue
+        v = phone_visits[rel]
+        menu = v["menu"]
+        if menu["menus"] != 1:
+            problems.append(f"{rel}: {menu['menus']} visible ☰ buttons")
+            continue
+        drawer = menu["drawer"]
+        if not (drawer["open"] and drawer.get("width") and drawer.get("height")):
+            problems.append(f"{rel}: tapping ☰ did not open the table of contents: {drawer}")
+        elif menu["chapters"] != chapters:
+            problems.append(f"{rel}: the table of contents lists {menu['chapters']}")
+        if "tapped" in menu and menu["went"] != menu["tapped"]:
+            problems.append(f"{rel}: tapping the entry of {menu['tapped']} did not open it: {menu['went']}")
+        if rel in chapters and not v["came_by_tap"]:
+            problems.append(f"{rel}: not reached by tapping its entry in the table of contents")
+        if rel in chapters and "tapped" not in menu:
+            problems.append(f"{rel}: no other page's entry was tapped from here")
+    assert not problems, "\n".join(problems)
+
+
+def test_phone_contents_button_opens_the_page_sections(phone_visits, site):
+    """On a phone, "Contents" opens the page's sections; tapping one closes the drawer
+    with that section at the top of the screen."""
+    problems = []
+    for rel in pages(site):
+        if rel == "index.html":
+            continue
+        v = phone_visits[rel]
+        contents = v["contents"]
+        if contents is None:
+            if v["header"]["sections"] or rel in chapter_pages(site):
+                problems.append(f"{rel}: no visible Contents button ({v['header']['sections']} sections)")
+            continue
+        drawer = contents["drawer"]
+        if not (drawer["open"] and drawer.get("width") and drawer.get("height")):
+            problems.append(f"{rel}: tapping Contents did not open the page's sections: {drawer}")
+            continue
+        if "after" not in contents:
+            if rel in chapter_pages(site):
+                problems.append(f"{rel}: the Contents drawer shows fewer than two sections of the page")
+            continue
+        after = contents["after"]
+        if after["open"]:
+            problems.append(f"{rel}: the Contents drawer stayed open over {contents['target']!r}")
+        if after["top"] is None or not 0 <= after["top"] <= PHONE["viewport"]["height"] // 4:
+            problems.append(f"{rel}: section {contents['target']!r} is at {after['top']}px, not at the top")
     assert not problems, "\n".join(problems)
