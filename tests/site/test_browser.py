@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from siteutil import SCREENSHOTS, Tab, chapter_pages, pages, parsed, serve, tab
+from siteutil import SCREENSHOTS, Tab, chapter_pages, pages, parsed, tab
 
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -288,7 +288,13 @@ def _phone_contents(t: Tab) -> dict | None:
     if drawer["open"] and len(here) > 1:
         target = here[len(here) // 2]
         result["target"] = target["text"]
-        page.locator("#pst-secondary-sidebar-modal a[href]").nth(target["i"]).tap(timeout=5000)
+        result["hash"] = "#" + target["href"].split("#", 1)[1]
+        try:
+            page.locator("#pst-secondary-sidebar-modal a[href]").nth(target["i"]).tap(timeout=5000)
+        except Exception as e:  # noqa: BLE001 - the test reports it; the run goes on
+            result["after"] = {"open": True, "hash": None, "top": None, "tap": _failure(e)}
+            page.evaluate("() => document.getElementById('pst-secondary-sidebar-modal')?.close()")
+            return result
         result["after"] = page.evaluate(
             """async (hash) => {
                  const d = document.getElementById('pst-secondary-sidebar-modal');
@@ -297,7 +303,7 @@ def _phone_contents(t: Tab) -> dict | None:
                  return {open: d.open, hash: location.hash,
                          top: h ? Math.round(h.getBoundingClientRect().top) : null};
                }""",
-            "#" + target["href"].split("#", 1)[1],
+            result["hash"],
         )
     # Whatever happened, the drawer is closed for what comes next.
     page.evaluate("() => document.getElementById('pst-secondary-sidebar-modal')?.close()")
@@ -866,6 +872,10 @@ def test_phone_contents_button_opens_the_page_sections(phone_visits, site):
                 problems.append(f"{rel}: the Contents drawer shows fewer than two sections of the page")
             continue
         after = contents["after"]
+        if after.get("tap"):
+            problems.append(f"{rel}: tapping {contents['target']!r} in Contents failed: {after['tap']}")
+        elif after["hash"] != contents["hash"]:
+            problems.append(f"{rel}: tapping {contents['target']!r} went to {after['hash']!r}, not {contents['hash']!r}")
         if after["open"]:
             problems.append(f"{rel}: the Contents drawer stayed open over {contents['target']!r}")
         if after["top"] is None or not 0 <= after["top"] <= PHONE["viewport"]["height"] // 4:
