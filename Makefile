@@ -150,9 +150,10 @@ test-nbval: $(STAMP)
 
 # The built site (run after `make book` and `make student`; it reads their output):
 # tests/site checks that no page loads anything from outside the site, the downloads and
-# the two editions, then opens every page in headless Chromium, from disk and over HTTP,
-# with every request outside the site refused. Screenshots of each chapter at desktop
-# and phone widths go to _build/screenshots/.
+# the two editions, then loads every page in headless Chromium with every request
+# outside the site refused: the full edition at desktop width over HTTP and at phone
+# size from disk, the student edition from disk. Screenshots of every page at both
+# sizes go to _build/screenshots/.
 test-site: $(STAMP) browser
 	@echo "== (f) site tests: tests/site (offline assets, downloads, editions, headless Chromium)"
 	@rc=0; $(BIN)/python -m pytest tests/site || rc=$$?; \
