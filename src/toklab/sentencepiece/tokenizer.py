@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.checks import check_ids
+from ..base.files import atomic_write
 from ..base.pieces import KINDS, byte_piece
 from ..decoders import SentencePieceDecoder
 from ..normalizers.spm import SentencePieceNormalizer
@@ -137,8 +138,8 @@ class SentencePieceTokenizer:
         return serialize_model_proto(self._entries, self.config)
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write `to_model_proto` to ``path`` (a ``.model`` file the ``sentencepiece`` library loads)."""
-        Path(path).write_bytes(self.to_model_proto())
+        """Write `to_model_proto` to ``path`` (a ``.model`` file the ``sentencepiece`` library loads), all or nothing."""
+        atomic_write(path, self.to_model_proto())
 
     def to_hf(self):
         """This model as a Hugging Face ``tokenizers.Tokenizer``, stage for stage (`toklab.sentencepiece.hf`).

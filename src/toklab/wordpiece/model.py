@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ..base.files import atomic_write
 from ..decoders import WordPieceDecoder
 from ..normalizers.bert import BertNormalizer
 from ..pipeline.compose import Pipeline
@@ -148,7 +149,7 @@ class WordPieceModel:
         for token in self._ids:
             if not token or "\n" in token or "\r" in token:
                 raise ValueError(f"token {token!r} cannot be written as one line of vocab.txt")
-        Path(path).write_text("".join(self.vocab[i] + "\n" for i in range(n)), encoding="utf-8", newline="\n")
+        atomic_write(path, "".join(self.vocab[i] + "\n" for i in range(n)))
 
 
 class WordPiece(Pipeline):
