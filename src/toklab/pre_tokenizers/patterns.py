@@ -19,6 +19,14 @@ exactly as tiktoken ships them, plus the historical GPT-2 spelling:
 Every chunk is matched by some alternative (each pattern ends in a
 catch-all), so ``"".join(split(text, p)) == text`` always holds.
 
+A custom pattern need not match every character. What it leaves between two
+matches is kept as a chunk of its own, as Hugging Face's ``Split`` with the
+``isolated`` behaviour keeps it (`split_custom`): ``[a-z]+`` cuts ``"Hello
+world!"`` into ``H|ello|␣|world|!``, so no text is ever dropped and IDs equal
+HF's. A custom pattern is not toklab's own, so it runs under a time limit
+(`toklab.base.limits.run_limited`): one that backtracks for ever raises
+`PatternTimeout` instead of hanging.
+
 `RegexSplit` is the stage object a `toklab.pipeline.Pipeline` uses (HF's
 ``pre_tokenizers.Split`` followed by ``ByteLevel``); `onig_pattern` rewrites a
 pattern for the Oniguruma engine inside HF ``tokenizers``. `safe_cut_points`
@@ -32,22 +40,25 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate
 
 import regex
 
 from ..base.checks import check_str
+from ..base.limits import PatternTimeout, limit_for, run_limited
 from ..base.special import straddles
 from . import bmp
 
 __all__ = [
     "PATTERNS",
+    "PatternTimeout",
     "resolve",
     "compiled",
     "splitter",
     "Splitter",
     "split",
+    "split_custom",
     "split_with_offsets",
     "pattern_name",
     "safe_cut_points",
@@ -130,10 +141,61 @@ def compiled(pattern: str) -> regex.Pattern:
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
+def split_custom(rx: regex.Pattern, text: str) -> list[str]:
+    """The chunks of ``text`` for a pattern that may leave gaps: matches and the text between them.
+
+    Hugging Face's ``Split(behavior="isolated")``: every match is a chunk, and so is
+    each stretch of text between two matches; empty chunks are dropped. Matches are
+    found as HF's regex engine (Oniguruma) finds them: after an empty match the next
+    search starts one character later, and an empty match right where the previous
+    match ended does not count. The whole call runs under `limit_for` the text's
+    length; `PatternTimeout` if the pattern needs longer.
+    """
+    return run_limited(lambda timeout: _pieces(rx, text, timeout), limit_for(len(text)),
+                       lambda: _timeout_message(rx.pattern, len(text)))
+
+
+def _timeout_message(pattern: str, n: int) -> str:
+    shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
+    return (f"the pre-tokenizer pattern {shown!r} ran longer than {limit_for(n):.1f} s on {n:,} characters and was "
+            "stopped: it backtracks without end on this text (nested repetition such as (a|aa)+ does)")
+
+
+def _pieces(rx: regex.Pattern, text: str, timeout: float | None) -> list[str]:
+    if not rx.groups:
+        found = rx.findall(text, timeout=timeout)
+        if sum(map(len, found)) == len(text) and all(found):
+            return found  # the usual case: the matches tile the text
+    spans = []
+    pos, last_end = 0, -1
+    while pos <= len(text):
+        m = rx.search(text, pos, timeout=timeout)
+        if m is None:
+            break
+        start, end = m.span()
+        if start == end and end == last_end:
+            pos = end + 1
+            continue
+        spans.append((start, end))
+        pos = last_end = end
+    out = []
+    prev = 0
+    for start, end in spans:
+        if start > prev:
+            out.append(text[prev:start])
+        if end > start:
+            out.append(text[start:end])
+        prev = max(prev, end)
+    if prev < len(text):
+        out.append(text[prev:])
+    return out
+
+
 class Splitter:
     """``findall`` for one pattern: `re` on the BMP parts of a text, `regex` around astral characters.
 
-    A custom pattern always goes to `regex`. A catalogue pattern runs as its
+    A custom pattern always goes to `regex`, through `split_custom` (gaps kept,
+    a time limit). A catalogue pattern runs as its
     `toklab.pre_tokenizers.bmp.translate` rewrite, which matches what the
     original matches on BMP text; each astral character is handed to `regex`
     with the text around it, from the last safe cut before it to the first
@@ -144,9 +206,13 @@ class Splitter:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self._slow = compiled(pattern).findall
         name = pattern_name(pattern)
-        self._fast = None if name is None else re.compile(bmp.translate(PATTERNS[name])).findall
+        if name is None:
+            self._slow = partial(split_custom, compiled(pattern))
+            self._fast = None
+        else:
+            self._slow = compiled(pattern).findall
+            self._fast = re.compile(bmp.translate(PATTERNS[name])).findall
 
     def __reduce__(self):
         return splitter, (self.pattern,)
@@ -192,18 +258,13 @@ def split(text: str, pattern: str = "gpt2") -> list[str]:
 def split_with_offsets(text: str, pattern: str = "gpt2") -> list[tuple[str, int, int]]:
     """Pre-tokens with their (start, end) character offsets in ``text``.
 
-    A catalogue pattern matches every character (each has a branch for the
-    characters the others leave), so its pre-tokens tile the text and their
-    offsets are running sums of their lengths: the fast `Splitter` gives them.
-    Matches that leave gaps (a custom pattern) carry their own positions.
+    The pre-tokens tile the text (a catalogue pattern matches every character;
+    for a custom one the gaps are chunks too), so their offsets are running sums
+    of their lengths.
     """
-    check_str(text)
-    if pattern_name(pattern) is not None:
-        pieces = splitter(pattern)(text)
-        ends = list(accumulate(map(len, pieces)))
-        if not ends or ends[-1] == len(text):  # no gaps, so each piece starts where the one before ended
-            return list(zip(pieces, [0, *ends[:-1]], ends))
-    return [(m.group(), m.start(), m.end()) for m in compiled(pattern).finditer(text)]
+    pieces = splitter(pattern)(check_str(text))
+    ends = list(accumulate(map(len, pieces)))
+    return list(zip(pieces, [0, *ends[:-1]], ends))
 
 
 def safe_cut_points(text: str, pattern: str, start: int = 0) -> list[int]:
