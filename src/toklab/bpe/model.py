@@ -369,9 +369,12 @@ class ByteBPE(OffsetsMixin):
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "ByteBPE":
-        """Read a file written by `save`, verifying its SHA-256 fingerprint."""
+        """Read a file written by `save`, verifying its SHA-256 fingerprint; ValueError naming the file otherwise."""
         args = files.read(path)
-        return cls(args.pop("merges"), **args)
+        try:
+            return cls(args.pop("merges"), **args)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
     def mergeable_ranks(self) -> dict[bytes, int]:
         """Token bytes -> ID, the table tiktoken calls ``mergeable_ranks``.

@@ -36,7 +36,6 @@ with ``encode(text, allowed_special="all")``; `toklab.ByteBPE` and
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -46,6 +45,7 @@ import regex
 from ..base.checks import type_name
 from ..base.unicode import from_proxy
 from ..bpe.encode import recover_split
+from ..bpe.files import parse_json
 from ..bpe.model import ByteBPE
 from ..pipeline.compose import Pipeline
 from ..post_processors import TemplateProcessing
@@ -112,11 +112,8 @@ def read_document(text_or_path: str | os.PathLike | Mapping) -> dict[str, Any]:
             raise ValueError(f"{source} is not UTF-8 text: {exc}") from None
     else:
         raise TypeError(f"from_hf_json takes the JSON text (str), a path or a dict, got {type_name(text_or_path)}")
-    try:
-        # Keep each number's digits: HF's Unigram scores are read the way HF reads them (`hf_float`).
-        document = json.loads(text, parse_float=JsonFloat)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{source} is not valid JSON ({exc})") from None
+    # Keep each number's digits: HF's Unigram scores are read the way HF reads them (`hf_float`).
+    document = parse_json(text, source, "tokenizer.json", parse_float=JsonFloat)
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise ValueError(f"{source} is not a tokenizer.json (no model object)")
     return document
@@ -319,6 +316,16 @@ def from_hf_json(text_or_path: str | os.PathLike | Mapping) -> ByteBPE | WordPie
     implement exactly, ValueError for a file that is not a tokenizer.json.
     """
     document = read_document(text_or_path)
+    try:
+        return _from_document(document)
+    except KeyError as exc:
+        key = exc.args[0] if exc.args else exc
+        raise ValueError(f"a malformed tokenizer.json: it lacks the field {key!r} where one is required") from None
+    except (TypeError, AttributeError, IndexError) as exc:
+        raise ValueError(f"a malformed tokenizer.json: a field holds a value of the wrong type or shape ({exc})") from None
+
+
+def _from_document(document: dict) -> ByteBPE | WordPiece | Pipeline:
     for option in ("truncation", "padding"):
         if document.get(option) is not None:
             raise Unsupported(f"{option}={document[option]!r}: it changes HF's output and toklab does not implement it")
