@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..base.checks import check_ids, check_str, type_name
 from ..base.pieces import KINDS, UNK_SURFACE, byte_of_piece, byte_piece
+from ..base.unicode import replace_surrogates
 from ..decoders import decode_utf8_per_byte
 from . import lattice
 from .lattice import FLT_MIN, PieceTable, round32
@@ -244,13 +245,13 @@ class Unigram:
     # ---- inference ----------------------------------------------------------
 
     def viterbi(self, text: str) -> list[str]:
-        """The most probable segmentation of ``text`` (how the model encodes it)."""
-        check_str(text)
+        """The most probable segmentation of ``text`` (how the model encodes it); a lone surrogate is U+FFFD."""
+        text = replace_surrogates(check_str(text))
         return path_pieces(self, text, lattice.best_path(self.table, text)[0])
 
     def encode(self, text: str) -> list[int]:
         """IDs of the Viterbi segmentation (a run of unknown characters is one unknown ID)."""
-        check_str(text)
+        text = replace_surrogates(check_str(text))
         return path_ids(self, text, lattice.best_path(self.table, text)[0])
 
     segment = encode
@@ -297,7 +298,7 @@ class Unigram:
 
     def nbest(self, text: str, n: int) -> list[tuple[list[str], float]]:
         """The ``n`` most probable segmentations with their scores, best first (first = `viterbi`)."""
-        check_str(text)
+        text = replace_surrogates(check_str(text))
         if not isinstance(n, int) or n < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
         return [(path_pieces(self, text, path), score) for path, score in lattice.nbest_paths(self.table, text, n)]
@@ -321,7 +322,7 @@ class Unigram:
         self, text: str, k: int, *, alpha: float = 1.0, nbest_size: int = -1, seed: int | random.Random | None = None
     ) -> list[list[str]]:
         """``k`` independent draws of `sample` (the lattice and tables are built once)."""
-        check_str(text)
+        text = replace_surrogates(check_str(text))
         if not isinstance(nbest_size, int):
             raise TypeError(f"nbest_size must be an int, got {nbest_size!r}")
         if not math.isfinite(alpha) or alpha < 0:
