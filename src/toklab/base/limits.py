@@ -20,6 +20,10 @@ Two ways to stop the `regex` module mid-match, both measured on the bundled corp
 default or already toklab's, no other interval timer running) and ``timeout=``
 otherwise. toklab's handler, once installed, behaves like the default action
 (the process ends) for an alarm that is not its own.
+
+Such a pattern is usually written for Hugging Face ``tokenizers``, whose regex engine
+(Oniguruma) lists matches slightly differently from Python's ``findall`` where a
+pattern matches the empty string; `find_matches` lists them HF's way.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["BASE_SECONDS", "SECONDS_PER_CHAR", "PatternTimeout", "limit_for", "run_limited"]
+import regex
+
+__all__ = ["BASE_SECONDS", "SECONDS_PER_CHAR", "PatternTimeout", "Stretch", "limit_for", "run_limited", "find_matches"]
 
 #: The time limit is this many seconds ...
 BASE_SECONDS = 2.0
@@ -41,6 +47,7 @@ SECONDS_PER_CHAR = 2e-6
 _GRACE = 0.5
 
 T = TypeVar("T")
+Stretch = tuple[int, int, bool]  # (start, end, is a match)
 
 
 class PatternTimeout(ValueError):
@@ -108,3 +115,42 @@ def run_limited(match: Callable[[float | None], T], seconds: float, message: Cal
             raise _Expired() from None
     except _Expired:
         raise PatternTimeout(message()) from None
+
+
+def find_matches(rx: regex.Pattern, text: str, timeout: float | None = None) -> list[Stretch]:
+    """The text as ordered, contiguous stretches ``(start, end, is_match)``, HF's ``find_matches``.
+
+    Matches are searched for as Oniguruma's iterator searches: from where the last
+    match ended, except that an empty match right there does not count and the
+    search moves on one character. Empty matches are listed (HF's merging split
+    behaviours and ``Replace`` see them). ``timeout`` goes to the `regex` calls; run
+    this inside `run_limited`.
+    """
+    if not text:
+        return [(0, 0, False)]
+    if not rx.groups:
+        found = rx.findall(text, timeout=timeout)
+        if all(found) and sum(map(len, found)) == len(text):  # the usual case: the matches tile the text
+            out, pos = [], 0
+            for piece in found:
+                out.append((pos, pos + len(piece), True))
+                pos += len(piece)
+            return out
+    out = []
+    prev = pos = 0
+    last_end = -1
+    while pos <= len(text):
+        m = rx.search(text, pos, timeout=timeout)
+        if m is None:
+            break
+        start, end = m.span()
+        if start == end and end == last_end:
+            pos = end + 1
+            continue
+        if start > prev:
+            out.append((prev, start, False))
+        out.append((start, end, True))
+        prev = pos = last_end = end
+    if prev < len(text):
+        out.append((prev, len(text), False))
+    return out

@@ -21,9 +21,9 @@ catch-all), so ``"".join(split(text, p)) == text`` always holds.
 
 A custom pattern need not match every character. What it leaves between two
 matches is kept as a chunk of its own, as Hugging Face's ``Split`` with the
-``isolated`` behaviour keeps it (`split_custom`): ``[a-z]+`` cuts ``"Hello
-world!"`` into ``H|ello|␣|world|!``, so no text is ever dropped and IDs equal
-HF's. A custom pattern is not toklab's own, so it runs under a time limit
+``isolated`` behaviour keeps it (`toklab.pre_tokenizers.behaviors`): ``[a-z]+`` cuts
+``"Hello world!"`` into ``H|ello|␣|world|!``, so no text is ever dropped and IDs
+equal HF's. A custom pattern is not toklab's own, so it runs under a time limit
 (`toklab.base.limits.run_limited`): one that backtracks for ever raises
 `PatternTimeout` instead of hanging.
 
@@ -46,9 +46,10 @@ from itertools import accumulate
 import regex
 
 from ..base.checks import check_str
-from ..base.limits import PatternTimeout, limit_for, run_limited
+from ..base.limits import PatternTimeout
 from ..base.special import straddles
 from . import bmp
+from .behaviors import BEHAVIORS, gap_keeping, split_behaved, split_custom
 
 __all__ = [
     "PATTERNS",
@@ -59,12 +60,15 @@ __all__ = [
     "Splitter",
     "split",
     "split_custom",
+    "gap_keeping",
     "split_with_offsets",
     "pattern_name",
     "safe_cut_points",
     "last_safe_cut",
     "onig_pattern",
     "RegexSplit",
+    "BEHAVIORS",
+    "split_behaved",
 ]
 
 PATTERNS: dict[str, str] = {
@@ -139,56 +143,6 @@ def compiled(pattern: str) -> regex.Pattern:
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-
-
-def split_custom(rx: regex.Pattern, text: str) -> list[str]:
-    """The chunks of ``text`` for a pattern that may leave gaps: matches and the text between them.
-
-    Hugging Face's ``Split(behavior="isolated")``: every match is a chunk, and so is
-    each stretch of text between two matches; empty chunks are dropped. Matches are
-    found as HF's regex engine (Oniguruma) finds them: after an empty match the next
-    search starts one character later, and an empty match right where the previous
-    match ended does not count. The whole call runs under `limit_for` the text's
-    length; `PatternTimeout` if the pattern needs longer.
-    """
-    return run_limited(lambda timeout: _pieces(rx, text, timeout), limit_for(len(text)),
-                       lambda: _timeout_message(rx.pattern, len(text)))
-
-
-def _timeout_message(pattern: str, n: int) -> str:
-    shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-    return (f"the pre-tokenizer pattern {shown!r} ran longer than {limit_for(n):.1f} s on {n:,} characters and was "
-            "stopped: it backtracks without end on this text (nested repetition such as (a|aa)+ does)")
-
-
-def _pieces(rx: regex.Pattern, text: str, timeout: float | None) -> list[str]:
-    if not rx.groups:
-        found = rx.findall(text, timeout=timeout)
-        if sum(map(len, found)) == len(text) and all(found):
-            return found  # the usual case: the matches tile the text
-    spans = []
-    pos, last_end = 0, -1
-    while pos <= len(text):
-        m = rx.search(text, pos, timeout=timeout)
-        if m is None:
-            break
-        start, end = m.span()
-        if start == end and end == last_end:
-            pos = end + 1
-            continue
-        spans.append((start, end))
-        pos = last_end = end
-    out = []
-    prev = 0
-    for start, end in spans:
-        if start > prev:
-            out.append(text[prev:start])
-        if end > start:
-            out.append(text[start:end])
-        prev = max(prev, end)
-    if prev < len(text):
-        out.append(text[prev:])
-    return out
 
 
 class Splitter:
@@ -318,18 +272,39 @@ def onig_pattern(pattern: str) -> str:
 
 @dataclass(frozen=True)
 class RegexSplit:
-    """The regex pre-tokenizer as a pipeline stage: ``pattern`` is a catalogue name or a regex."""
+    """The regex pre-tokenizer as a pipeline stage: ``pattern`` is a catalogue name or a regex.
+
+    ``behavior`` and ``invert`` are those of HF's ``Split`` (`toklab.pre_tokenizers.behaviors`):
+    the default, ``"isolated"``, makes every match and every gap a chunk.
+    """
 
     pattern: str = "gpt2"
+    behavior: str = "isolated"
+    invert: bool = False
 
     def __post_init__(self) -> None:
         resolve(self.pattern)  # fail early on a typo or a bad regex
+        if self.behavior not in BEHAVIORS:
+            raise ValueError(f"behavior must be one of {', '.join(BEHAVIORS)}, got {self.behavior!r}")
+
+    @property
+    def plain(self) -> bool:
+        """True for the default split (isolated, not inverted), which the pattern's own `split` gives."""
+        return self.behavior == "isolated" and not self.invert
 
     def pre_tokenize(self, text: str) -> list[str]:
-        return split(text, self.pattern)
+        if self.plain:
+            return split(text, self.pattern)
+        return split_behaved(compiled(self.pattern), check_str(text), self.behavior, self.invert)
 
     def pre_tokenize_with_offsets(self, text: str) -> list[tuple[str, int, int]]:
-        return split_with_offsets(text, self.pattern)
+        if self.plain:
+            return split_with_offsets(text, self.pattern)
+        pieces = self.pre_tokenize(text)
+        if sum(map(len, pieces)) != len(text):
+            raise ValueError(f"offsets of the {self.behavior!r} split are not implemented (it removes text)")
+        ends = list(accumulate(map(len, pieces)))
+        return list(zip(pieces, [0, *ends[:-1]], ends))
 
     def to_hf(self):
         """HF's ``Split`` with this regex (rewritten by `onig_pattern`), then ``ByteLevel``."""
@@ -337,7 +312,8 @@ class RegexSplit:
 
         return pre_tokenizers.Sequence(
             [
-                pre_tokenizers.Split(Regex(onig_pattern(resolve(self.pattern))), behavior="isolated"),
+                pre_tokenizers.Split(Regex(onig_pattern(resolve(self.pattern))), behavior=self.behavior,
+                                     invert=self.invert),
                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
             ]
         )
