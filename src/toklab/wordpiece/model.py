@@ -208,8 +208,8 @@ class WordPiece(Pipeline):
     def get_vocab(self) -> dict[str, int]:
         return self.model.get_vocab()
 
-    def words(self, text: str) -> list[str]:
-        """Normalized words of ``text``: ``pre_tokenize(normalize(text))`` in one pass."""
+    def words(self, text: str, *, first: bool = True) -> list[str]:
+        """Normalized words of ``text``: ``pre_tokenize(normalize(text))`` in one pass (``first`` changes nothing)."""
         return bert_words(text, self.normalizer)
 
     def encode_word(self, word: str) -> list[str]:
