@@ -229,7 +229,8 @@ class Pipeline(OffsetsMixin):
         """
         check_str(text)
         ids: list[int] = []
-        for k, (piece, is_special) in enumerate(self.split_specials(text, allowed_special, disallowed_special)):
+        segments = self.split_specials(text, allowed_special, disallowed_special)
+        for k, (piece, is_special) in enumerate(segments):
             if is_special:
                 ids.append(self.special_tokens[piece])
             elif self._model_splits:
