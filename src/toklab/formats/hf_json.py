@@ -209,7 +209,12 @@ def _python_regex(pattern: str) -> str:
         regex.compile(rewritten)
     except regex.error as exc:
         raise Unsupported(f"pre-tokenizer Split pattern {pattern!r} does not compile in Python's regex: {exc}") from None
-    return rewritten
+    return _not_a_name(rewritten)
+
+
+def _not_a_name(pattern: str) -> str:
+    """``pattern``, grouped if it could pass for a catalogue name: ``o`` or ``gpt2`` here are literal text."""
+    return f"(?:{pattern})" if regex.fullmatch(r"[\w.-]+", pattern) else pattern
 
 
 def _byte_level_pattern(component: Any) -> RegexSplit:
@@ -227,7 +232,7 @@ def _byte_level_pattern(component: Any) -> RegexSplit:
         if kind == "Regex":
             pattern = _python_regex(source)
         elif kind == "String" and source:
-            pattern = regex.escape(source)
+            pattern = _not_a_name(regex.escape(source))
         else:
             raise Unsupported(f"pre-tokenizer {_name(step)}: a Split on an empty string matches nothing")
         split = RegexSplit(pattern, behavior, bool(step.get("invert", False)))
