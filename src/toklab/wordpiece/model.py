@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..base.files import atomic_write
+from ..base.unicode import replace_surrogates
 from ..decoders import WordPieceDecoder
 from ..normalizers.bert import BertNormalizer
 from ..pipeline.compose import Pipeline
@@ -209,8 +210,11 @@ class WordPiece(Pipeline):
         return self.model.get_vocab()
 
     def words(self, text: str, *, first: bool = True) -> list[str]:
-        """Normalized words of ``text``: ``pre_tokenize(normalize(text))`` in one pass (``first`` changes nothing)."""
-        return bert_words(text, self.normalizer)
+        """Normalized words of ``text``: ``pre_tokenize(normalize(text))`` in one pass (``first`` changes nothing).
+
+        A lone surrogate is U+FFFD first, as in every toklab tokenizer (`Pipeline.normalize`).
+        """
+        return bert_words(replace_surrogates(text), self.normalizer)
 
     def encode_word(self, word: str) -> list[str]:
         """Longest-match-first pieces of one already normalized word."""
