@@ -28,6 +28,7 @@ pattern matches the empty string; `find_matches` lists them HF's way.
 
 from __future__ import annotations
 
+import _signal
 import os
 import signal
 import threading
@@ -76,13 +77,18 @@ def _on_alarm(signum, frame) -> None:
     os.kill(os.getpid(), signal.SIGALRM)
 
 
+_HAS_TIMER = hasattr(signal, "setitimer")
+_SIGALRM = int(getattr(signal, "SIGALRM", 0))
+
+
 def _timer_available() -> bool:
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if not _HAS_TIMER or threading.get_ident() != threading.main_thread().ident:
         return False
-    handler = signal.getsignal(signal.SIGALRM)
+    # The C-level getsignal: the module's own wraps an int in an enum, which costs more than the match of a short text.
+    handler = _signal.getsignal(_SIGALRM)
     if handler is _on_alarm:
         return True
-    if handler is signal.SIG_DFL:
+    if handler == signal.SIG_DFL:
         signal.signal(signal.SIGALRM, _on_alarm)
         return True
     return False
@@ -130,7 +136,7 @@ def find_matches(rx: regex.Pattern, text: str, timeout: float | None = None) -> 
         return [(0, 0, False)]
     if not rx.groups:
         found = rx.findall(text, timeout=timeout)
-        if all(found) and sum(map(len, found)) == len(text):  # the usual case: the matches tile the text
+        if "" not in found and len("".join(found)) == len(text):  # the usual case: the matches tile the text
             out, pos = [], 0
             for piece in found:
                 out.append((pos, pos + len(piece), True))

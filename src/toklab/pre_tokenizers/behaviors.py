@@ -37,7 +37,15 @@ def _limited(rx: regex.Pattern, text: str, run):
 
 def split_custom(rx: regex.Pattern, text: str) -> list[str]:
     """The ``isolated`` chunks of ``text``: every match and every stretch between matches, empty ones dropped."""
-    return _limited(rx, text, lambda stretches: [text[a:b] for a, b, _ in stretches if b > a])
+
+    def run(timeout: float | None) -> list[str]:
+        if not rx.groups:
+            found = rx.findall(text, timeout=timeout)
+            if "" not in found and len("".join(found)) == len(text):  # the usual case: the matches are the chunks
+                return found
+        return [text[a:b] for a, b, _ in find_matches(rx, text, timeout) if b > a]
+
+    return run_limited(run, limit_for(len(text)), lambda: _timeout_message(rx.pattern, len(text)))
 
 
 def split_behaved(rx: regex.Pattern, text: str, behavior: str, invert: bool = False) -> list[str]:
