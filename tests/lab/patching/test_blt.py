@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from toklab.lab import patching as P
 
-SMALL = P.BLTShape(P.StackShape(1, 16, 24), P.StackShape(2, 32, 40), P.StackShape(2, 16, 24),
+SMALL = P.BLTShape(P.StackShape(1, 16, 24, window=7), P.StackShape(2, 32, 40), P.StackShape(2, 16, 24, window=7),
                    ngram_sizes=(3, 5), ngram_buckets=97, heads=4)
 TOY = P.ToyBLT.init(SMALL, seed=1)
 
@@ -53,6 +53,10 @@ def test_stack_flops_are_twice_the_weights_per_position_plus_attention():
     assert stack.matmul_flops_per_position() == 2 * 3 * (4 * 64 + 3 * 96)
     assert stack.flops(5, P.causal_pairs(5)) == 5 * stack.matmul_flops_per_position() + 4 * 3 * 8 * 15
     assert P.causal_pairs(0) == 0 and P.causal_pairs(4) == 10
+    for window in (1, 3, 10):
+        windowed = P.StackShape(1, 8, 8, window=window)
+        for n in (0, 1, 5, 12):
+            assert windowed.pairs(n) == sum(min(i + 1, window) for i in range(n))
 
 
 def test_token_and_megabyte_counts_by_hand():

@@ -96,3 +96,22 @@ def test_ngram_embed_adds_one_row_per_size():
         P.ngram_buckets(b"a", 0, 10)
     with pytest.raises(TypeError, match="bytes"):
         P.ngram_buckets("a", 3, 10)
+
+
+@pytest.mark.parametrize("n, buckets", [(1, 7), (3, 50), (4, 1000), (8, 30)])
+def test_ngram_sharing_counts_like_brute_force(n, buckets):
+    data = b"abracadabra, the cat and the hat sat on a mat; abracadabra again" * 2
+    ids = P.ngram_buckets(data, n, buckets)
+    bucket_of = {data[i - n + 1 : i + 1]: int(ids[i]) for i in range(n - 1, len(data))}
+    members = {}
+    for gram, b in bucket_of.items():
+        members.setdefault(b, set()).add(gram)
+    shared = sum(1 for b in bucket_of.values() if len(members[b]) > 1)
+    assert P.ngram_sharing(data, n, buckets) == (len(bucket_of), shared)
+
+
+def test_ngram_sharing_edges():
+    assert P.ngram_sharing(b"ab", 3, 10) == (0, 0)
+    assert P.ngram_sharing(b"aaaa", 2, 10) == (1, 0)
+    with pytest.raises(ValueError, match="1 to 8"):
+        P.ngram_sharing(b"abc", 9, 10)

@@ -24,8 +24,9 @@ instead of once per byte. This module holds the small, exact pieces of that stor
 * `hash_buckets`, `hash_embed`, `downsample` -- a CANINE-style input layer: each code
   point hashed by several hash functions into buckets, one small embedding table per
   hash function, slices concatenated; then mean-pooling by a fixed rate.
-* `ngram_buckets`, `ngram_embed` -- BLT's hash n-gram embeddings: each byte's embedding
-  plus one row per n-gram size, found by hashing the n bytes that end at that byte.
+* `ngram_buckets`, `ngram_embed`, `ngram_sharing` -- BLT's hash n-gram embeddings: each
+  byte's embedding plus one row per n-gram size, found by hashing the n bytes that end at
+  that byte; and how many distinct n-grams of a text share a row.
 * `ToyBLT`, `blt_flops`, `token_model_flops`, `megabyte_flops` -- a toy BLT (local
   encoder, latent transformer, local decoder) run in numpy with random weights, and the
   FLOPs per byte of BLT-, MegaByte- and subword-style models counted from their shapes.
@@ -53,7 +54,16 @@ from .blt import (
     token_model_flops,
 )
 from .byte_model import ByteNgramModel, ByteVocab, span_corruption_lengths
-from .hashing import downsample, embedding_tables, hash_buckets, hash_embed, mix64, ngram_buckets, ngram_embed
+from .hashing import (
+    downsample,
+    embedding_tables,
+    hash_buckets,
+    hash_embed,
+    mix64,
+    ngram_buckets,
+    ngram_embed,
+    ngram_sharing,
+)
 from .patches import (
     BOUNDARY_KINDS,
     RULES,
@@ -89,6 +99,7 @@ __all__ = [
     "mix64",
     "ngram_buckets",
     "ngram_embed",
+    "ngram_sharing",
     "is_spacelike",
     "space_patch_starts",
     "StackShape",

@@ -47,17 +47,25 @@ __all__ = [
 @dataclass(frozen=True)
 class StackShape:
     """A stack of pre-norm transformer layers: ``layers`` deep, ``width`` wide, with a gated
-    (SwiGLU) feed-forward layer of hidden width ``ff``."""
+    (SwiGLU) feed-forward layer of hidden width ``ff``; its causal self-attention sees the
+    last ``window`` positions (None: all of them)."""
 
     layers: int
     width: int
     ff: int
+    window: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("layers", "width", "ff"):
+        for name in ("layers", "width", "ff") + (("window",) if self.window is not None else ()):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
+
+    def pairs(self, n: int) -> int:
+        """Query-key pairs of causal self-attention over ``n`` positions, within the window."""
+        if self.window is None or self.window >= n:
+            return causal_pairs(n)
+        return causal_pairs(self.window) + (n - self.window) * self.window
 
     def matmul_flops_per_position(self) -> int:
         """Weight-matrix FLOPs per position: q, k, v, o (4 d^2) and the gated FFN (3 d ff), doubled."""
@@ -67,8 +75,10 @@ class StackShape:
         """Scores and weighted sum, ``2 d`` each per visible (query, key) pair, in every layer."""
         return 4 * self.layers * self.width * visible_pairs
 
-    def flops(self, positions: int, visible_pairs: int) -> int:
-        return positions * self.matmul_flops_per_position() + self.attention_flops(visible_pairs)
+    def flops(self, positions: int, visible_pairs: int | None = None) -> int:
+        """FLOPs over ``positions``; attention over ``visible_pairs`` (default: causal, `pairs`)."""
+        visible = self.pairs(positions) if visible_pairs is None else visible_pairs
+        return positions * self.matmul_flops_per_position() + self.attention_flops(visible)
 
 
 def causal_pairs(n: int) -> int:
@@ -97,11 +107,13 @@ class BLTShape:
 
 
 #: The sizes in the defaults of Hugging Face's port of BLT (``BltConfig``): encoder 1 x 1024,
-#: latent 25 x 2048, decoder 9 x 1024, n-grams of 3 to 8 bytes in 500,002 buckets.
-BLT_HF_DEFAULT = BLTShape(StackShape(1, 1024, 2816), StackShape(25, 2048, 5632), StackShape(9, 1024, 2816),
-                          heads=16)
+#: latent 25 x 2048, decoder 9 x 1024, n-grams of 3 to 8 bytes in 500,002 buckets. The
+#: 512-byte attention window of the local models is the one in BLT's own code's
+#: configurations (its entropy model's, and its local models' in the debug configuration).
+BLT_HF_DEFAULT = BLTShape(StackShape(1, 1024, 2816, window=512), StackShape(25, 2048, 5632),
+                          StackShape(9, 1024, 2816, window=512), heads=16)
 #: The entropy model in the same defaults (``BltPatcherConfig``): 14 layers x 768, FFN 2048.
-BLT_ENTROPY_HF_DEFAULT = StackShape(14, 768, 2048)
+BLT_ENTROPY_HF_DEFAULT = StackShape(14, 768, 2048, window=512)
 
 
 def _lengths(patch_lengths: Sequence[int]) -> list[int]:
@@ -124,11 +136,11 @@ def blt_flops(shape: BLTShape, patch_lengths: Sequence[int]) -> dict[str, int]:
     dl, dg = shape.encoder.width, shape.latent.width
     before = sum(length * (j + 1) for j, length in enumerate(lengths))  # keys each byte's query sees
     return {
-        "encoder": shape.encoder.flops(n, causal_pairs(n)),
+        "encoder": shape.encoder.flops(n),
         "pooling": 2 * p * dl * dg + 4 * n * dl * dg + 4 * dg * n + 2 * p * dg * dg,
-        "latent": shape.latent.flops(p, causal_pairs(p)),
+        "latent": shape.latent.flops(p),
         "unpooling": 2 * n * dl * dl + 4 * p * dg * dl + 4 * dl * before + 2 * n * dl * dl,
-        "decoder": shape.decoder.flops(n, causal_pairs(n)),
+        "decoder": shape.decoder.flops(n),
         "output": 2 * n * dl * 256,
     }
 
@@ -137,7 +149,7 @@ def token_model_flops(stack: StackShape, vocab_size: int, n_tokens: int) -> dict
     """FLOPs of a subword decoder over ``n_tokens``: its layers, and the logits over the vocabulary."""
     if n_tokens < 1 or vocab_size < 1:
         raise ValueError("need at least one token and one vocabulary entry")
-    return {"layers": stack.flops(n_tokens, causal_pairs(n_tokens)), "output": 2 * n_tokens * stack.width * vocab_size}
+    return {"layers": stack.flops(n_tokens), "output": 2 * n_tokens * stack.width * vocab_size}
 
 
 def megabyte_flops(global_stack: StackShape, local_stack: StackShape, n_bytes: int, patch_size: int) -> dict[str, int]:
@@ -155,7 +167,7 @@ def megabyte_flops(global_stack: StackShape, local_stack: StackShape, n_bytes: i
     local_pairs = full * causal_pairs(patch_size) + causal_pairs(rest)
     dg, dl = global_stack.width, local_stack.width
     return {
-        "global": global_stack.flops(patches, causal_pairs(patches)),
+        "global": global_stack.flops(patches),
         "global to local": 2 * n_bytes * dg * dl,
         "local": local_stack.flops(n_bytes, local_pairs),
         "output": 2 * n_bytes * dl * 256,
@@ -246,7 +258,8 @@ class ToyBLT:
         return sum(int(a.size) for a in self.params.values())
 
     def _stack(self, c: _Counter, name: str, stack: StackShape, x: np.ndarray) -> np.ndarray:
-        visible = np.tril(np.ones((len(x), len(x)), dtype=bool))
+        i = np.arange(len(x))
+        visible = (i[None, :] <= i[:, None]) & (i[:, None] - i[None, :] < (stack.window or len(x)))
         p = self.params
         for i in range(stack.layers):
             h = _rms(x)

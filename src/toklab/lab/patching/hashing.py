@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["mix64", "hash_buckets", "embedding_tables", "hash_embed", "downsample", "ngram_buckets", "ngram_embed"]
+__all__ = ["mix64", "hash_buckets", "embedding_tables", "hash_embed", "downsample", "ngram_buckets", "ngram_embed", "ngram_sharing"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -60,8 +60,9 @@ def embedding_tables(num_hashes: int = 8, num_buckets: int = 16384, dim: int = 7
 def hash_embed(text: str, tables: np.ndarray, seed: int = 0) -> np.ndarray:
     """CANINE-style embeddings of ``text``'s code points, shape ``(len(text), K * d)``.
 
-    Each code point is hashed by K functions (`hash_buckets` with B = ``tables.shape[1]``);
-    function k picks a row of table k, and the K rows are concatenated. No vocabulary:
+    Each code point is hashed by K functions (`hash_buckets` with B =
+    ``tables.shape[1]``); function k picks a row of table k, and the K rows are
+    concatenated. No vocabulary:
     every one of the 1,114,112 code points gets an embedding.
     """
     if not isinstance(text, str):
@@ -97,13 +98,14 @@ def downsample(x: np.ndarray, rate: int = 4) -> np.ndarray:
 
 
 def ngram_buckets(data: bytes, n: int, num_buckets: int, seed: int = 0) -> np.ndarray:
-    """Bucket of the ``n`` bytes that end at each position of ``data``, shape ``(len(data),)``.
+    """Bucket of the ``n`` bytes that end at each position of ``data``.
 
-    Position ``i`` hashes bytes ``i - n + 1 .. i``; before the start of ``data`` the window
-    is padded with zero bytes, so every position has an n-gram (BLT pads the same way).
-    The hash is a polynomial in the bytes with an odd multiplier per ``(n, seed)``, modulo
-    2^64, scrambled by `mix64` and reduced modulo ``num_buckets``. It reads only bytes at
-    or before ``i``: the embedding of a byte never depends on the bytes after it.
+    Position ``i`` hashes bytes ``i - n + 1 .. i``; before the start of ``data``
+    the window is padded with zero bytes, so every position has an n-gram (BLT
+    pads the same way). The hash is a polynomial in the bytes with an odd
+    multiplier per ``(n, seed)``, modulo 2^64, scrambled by `mix64` and reduced
+    modulo ``num_buckets``. It reads only bytes at or before ``i``: the embedding
+    of a byte never depends on the bytes after it. Shape ``(len(data),)``.
     """
     if isinstance(data, str) or not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes-like, got {type(data).__name__}")
@@ -142,3 +144,24 @@ def ngram_embed(data: bytes, byte_table: np.ndarray, ngram_tables: Sequence[np.n
             raise ValueError(f"n-gram table for n={n} must have shape (B, {byte_table.shape[1]}), got {table.shape}")
         out += table[ngram_buckets(data, n, table.shape[0], seed)]
     return out
+
+
+def ngram_sharing(data: bytes, n: int, num_buckets: int, seed: int = 0) -> tuple[int, int]:
+    """``(distinct, shared)``: how many distinct n-grams ``data`` holds (windows of ``n``
+    bytes inside it, no padding), and how many of them share their `ngram_buckets` bucket
+    with at least one other distinct n-gram. ``n`` is at most 8 (an n-gram is packed into
+    one 64-bit integer to be counted)."""
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 8:
+        raise ValueError(f"n must be an int from 1 to 8, got {n!r}")
+    data = bytes(data)
+    if len(data) < n:
+        return 0, 0
+    arr = np.frombuffer(data, dtype=np.uint8).astype(np.uint64)
+    packed = np.zeros(len(arr) - n + 1, dtype=np.uint64)
+    for k in range(n):
+        packed |= arr[k : k + len(packed)] << np.uint64(8 * k)
+    buckets = ngram_buckets(data, n, num_buckets, seed)[n - 1 :]
+    grams, first = np.unique(packed, return_index=True)
+    _, per_bucket = np.unique(buckets[first], return_inverse=True)
+    sizes = np.bincount(per_bucket)
+    return len(grams), int((sizes[per_bucket] > 1).sum())

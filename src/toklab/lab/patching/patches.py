@@ -63,7 +63,7 @@ def split_at(data: bytes, starts: Sequence[int] | np.ndarray) -> list[bytes]:
 
 
 def fixed_patches(data: bytes, size: int) -> list[bytes]:
-    """MegaByte-style patches: consecutive runs of ``size`` bytes; the last may be shorter.
+    """MegaByte-style patches: runs of ``size`` bytes; the last may be shorter.
 
     >>> fixed_patches(b"abcdefghij", 4)
     [b'abcd', b'efgh', b'ij']
@@ -95,10 +95,12 @@ def _boundary_score(e: np.ndarray, rule: str) -> np.ndarray:
     raise ValueError(f"unknown rule {rule!r}; choose one of {', '.join(RULES)}")
 
 
-def patch_starts(entropies: Sequence[float] | np.ndarray, threshold: float, rule: str = "global") -> np.ndarray:
+def patch_starts(entropies: Sequence[float] | np.ndarray, threshold: float,
+                 rule: str = "global") -> np.ndarray:
     """Where entropy patches start: position 0, and every ``i >= 1`` where
 
-    * ``rule="global"``: ``entropies[i] > threshold`` (the next byte is hard to predict);
+    * ``rule="global"``: ``entropies[i] > threshold`` (the next byte is hard to
+      predict);
     * ``rule="monotonic"``: ``entropies[i] - entropies[i - 1] > threshold`` (the
       uncertainty jumps up, whatever its level).
 
@@ -107,7 +109,7 @@ def patch_starts(entropies: Sequence[float] | np.ndarray, threshold: float, rule
 
     >>> patch_starts([3.0, 0.5, 0.2, 2.9, 0.1], threshold=1.0).tolist()
     [0, 3]
-    >>> patch_starts([3.0, 0.5, 0.2, 2.9, 0.1], threshold=1.0, rule="monotonic").tolist()
+    >>> patch_starts([3.0, 0.5, 0.2, 2.9, 0.1], 1.0, rule="monotonic").tolist()
     [0, 3]
     """
     e = _check_entropies(entropies, None)
