@@ -214,7 +214,7 @@ def reference_train(
 ) -> list[str]:
     """Learn a WordPiece vocabulary (in ID order) from word counts; recounts each step.
 
-    ``words`` maps pre-tokenized words to counts, e.g. ``{"hug": 10, "pug": 5}``.
+    ``words`` maps pre-tokenized words to counts, e.g. ``{"low": 5, "lower": 2}``.
     Each step counts every symbol and every adjacent pair (weighted by word
     count), scores the pairs that occur at least ``min_frequency`` times, and
     merges the best one everywhere (tie rule in the module docstring).
