@@ -109,8 +109,9 @@ def test_function_overrides_the_name_and_aliases_are_only_where_the_exercise_all
 @pytest.mark.parametrize("label", sorted(ALIASES))
 def test_each_alias_is_allowed_by_its_exercise_and_used_by_its_solution(label):
     entry = REGISTRY[label]
-    # a chapter may have deep-dive pages (ch06_tokenizer_free_*.md): the one with the label
-    (chapter,) = [p for p in BOOK.glob(f"{entry.chapter}_*.md") if f":label: {label}\n" in p.read_text(encoding="utf-8")]
+    # the chapter file that holds the exercise (a chapter may have optional deep-dive pages)
+    (chapter,) = [path for path in BOOK.glob(f"{entry.chapter}_*.md")
+                  if f":label: {label}\n" in path.read_text(encoding="utf-8")]
     text = chapter.read_text(encoding="utf-8")
     start = text.index(f":label: {label}\n")
     statement = text[start : text.index(f"{{solution-start}} {label}", start)]
