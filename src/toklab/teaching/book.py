@@ -16,6 +16,12 @@ figure so it is not shown twice.
 
 ``md_table(header, rows, align)`` writes a Markdown table for ``{glue:md}``.
 
+``html_table(header, rows)`` is the same as an HTML table a cell displays, for cells that
+hold more than Markdown can (several lines, token boxes). It carries no styling of its
+own: the site's stylesheet gives every such table one look and makes it scroll sideways on
+a phone when it must. ``RawHtml`` marks a cell that is already HTML, and
+``chunk_boxes(labels)`` draws a row of chunks or tokens as small boxes.
+
 The student edition (the book without solutions) is staged by `toklab.teaching.edition`;
 a sentencepiece model trained by the real library, in memory, comes from
 `toklab.sentencepiece.compare.train_sentencepiece`.
@@ -23,6 +29,7 @@ a sentencepiece model trained by the real library, in memory, comes from
 
 from __future__ import annotations
 
+import html
 import os
 import random
 import sys
@@ -37,6 +44,10 @@ __all__ = [
     "setup",
     "glue",
     "md_table",
+    "RawHtml",
+    "HtmlTable",
+    "html_table",
+    "chunk_boxes",
 ]
 
 #: Seed used for ``random`` and ``numpy.random`` in every chapter.
@@ -147,3 +158,55 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str) -
             raise ValueError(f"row {row!r} has {len(row)} cells; the header has {len(header)}")
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+class RawHtml(str):
+    """A table cell that is already HTML: ``html_table`` inserts it without escaping."""
+
+
+class HtmlTable:
+    """An HTML table that renders in a notebook (``_repr_html_``) and as text elsewhere."""
+
+    def __init__(self, header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> None:
+        self.header = [str(h) for h in header]
+        self.rows = [list(row) for row in rows]
+        for row in self.rows:
+            if len(row) != len(self.header):
+                raise ValueError(f"row {row!r} has {len(row)} cells; the header has {len(self.header)}")
+
+    @staticmethod
+    def _cell(value: Any) -> str:
+        if isinstance(value, RawHtml):
+            return str(value)
+        # A line break in a cell is kept: cells may list several short lines.
+        return html.escape(str(value)).replace("\n", "<br>")
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{self._cell(c)}</td>" for c in row) + "</tr>" for row in self.rows
+        )
+        return f'<table class="toklab-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+    def __repr__(self) -> str:
+        return "\n".join(" | ".join(str(c) for c in row) for row in [self.header, *self.rows])
+
+
+def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> HtmlTable:
+    """A table for a cell to display; every cell is escaped unless it is ``RawHtml``.
+
+    >>> html_table(["a", "b"], [[1, "x<y"]])._repr_html_().count("&lt;")
+    1
+    """
+    return HtmlTable(header, rows)
+
+
+_BOX = (
+    "border:1px solid #9ca3af;border-radius:3px;padding:0 2px;margin:1px;"
+    "font-family:monospace;white-space:pre;display:inline-block"
+)
+
+
+def chunk_boxes(labels: Iterable[str]) -> RawHtml:
+    """One small box per label (a chunk or a token, already made printable), as a cell."""
+    return RawHtml("".join(f'<span style="{_BOX}">{html.escape(label)}</span>' for label in labels))
