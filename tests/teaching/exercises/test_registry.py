@@ -414,8 +414,11 @@ def test_entry_describes_its_exercise(label):
 def _exercise_text(label: str) -> str:
     """The statement of exercise ``label`` in its chapter (between its label line and the solution)."""
     stem = label.split("-ex")[0]
-    (chapter,) = BOOK.glob(f"{stem}_*.md")
-    text = chapter.read_text(encoding="utf-8")
+    # A chapter may have optional deep-dive pages (same stem, longer name): the statement
+    # is in the one page that holds its label.
+    (text,) = [
+        t for t in (p.read_text(encoding="utf-8") for p in BOOK.glob(f"{stem}_*.md")) if f":label: {label}\n" in t
+    ]
     start = text.index(f":label: {label}\n")
     return text[start : text.index(f"{{solution-start}} {label}", start)]
 
