@@ -164,7 +164,8 @@ def normalize_with_offsets(text: str, form: str) -> tuple[str, list[tuple[int, i
     expected = unicodedata.normalize(form, text)
     if normalized != expected:  # would be a bug here, not a property of the input
         raise RuntimeError(
-            f"normalize_with_offsets disagrees with unicodedata.normalize({form!r}, ...) "
+            "normalize_with_offsets disagrees with "
+            f"unicodedata.normalize({form!r}, ...) "
             f"on {text!r}: {normalized!r} != {expected!r}; please report this input"
         )
     return normalized, offsets
