@@ -96,7 +96,7 @@ def normalize_with_offsets(text: str, form: str) -> tuple[str, list[tuple[int, i
     unicodedata.normalize(form, text[start:end])``. Normalization never
     deletes a character, so every original position lies in some span.
     (Hugging Face ``tokenizers`` gives a composed character only the span of
-    its *first* source; see ``tests/normalizers/test_forms.py``.)
+    its *first* source.)
     """
     if form not in NORMAL_FORMS:
         raise ValueError(f"form must be one of {NORMAL_FORMS}, got {form!r}")
