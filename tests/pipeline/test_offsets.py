@@ -311,3 +311,12 @@ def test_original_span_covers_every_source_and_places_empty_spans():
     assert offsets.original_span(align, 3, 3, 2) == (2, 2)  # empty at the end
     with pytest.raises(ValueError, match="not inside"):
         offsets.original_span(align, 2, 4, 2)
+
+
+def test_utf16_offsets_count_surrogate_pairs():
+    from toklab.base.unicode import utf16_length
+
+    assert offsets.utf16_offsets("") == [0]
+    assert offsets.utf16_offsets("a\U0001f642\u9f98") == [0, 1, 3, 4]
+    text = "x\U0001f468\u200d\U0001f469\U00010348 e\u0301"
+    assert offsets.utf16_offsets(text) == [utf16_length(text[:k]) for k in range(len(text) + 1)]

@@ -54,6 +54,7 @@ __all__ = [
     "alignment",
     "original_span",
     "utf8_offsets",
+    "utf16_offsets",
 ]
 
 Span = tuple[int, int]
@@ -76,6 +77,18 @@ def utf8_offsets(text: str) -> list[int]:
     starts = [0]
     for ch in text:
         starts.append(starts[-1] + len(ch.encode("utf-8")))
+    return starts
+
+
+def utf16_offsets(text: str) -> list[int]:
+    """UTF-16 code-unit offset of each character of ``text``, and of its end.
+
+    The coordinates of JavaScript strings and of many editors: a code point
+    above U+FFFF is a surrogate pair, two units; every other one is one unit.
+    """
+    starts = [0]
+    for ch in text:
+        starts.append(starts[-1] + (2 if ord(ch) > 0xFFFF else 1))
     return starts
 
 
