@@ -224,10 +224,10 @@ def threshold_aiming_at_n_over_m(entropies, mean_size):
     return ranked[k] if k < len(ranked) else min(ranked, default=0.0) - 1.0
 
 
-def groups_from_the_left(pieces):
-    """One group size read from the left, the last piece may be shorter."""
+def groups_from_the_left(pieces, group):
+    """Groups of ``group`` read from the left, the last piece may be shorter."""
     sizes = [len(p) for p in pieces]
-    return all(n == sizes[0] for n in sizes[:-1]) and sizes[-1] <= sizes[0]
+    return all(n == group for n in sizes[:-1]) and sizes[-1] <= group
 
 
 def partial_by_high_first_byte(tokens):
@@ -241,6 +241,33 @@ def heal_one_token(tokenizer, prompt):
 
 def mask_by_pad_id(ids, lengths):
     return ids[:, 1:] != 2  # PAD = EOS = 2 in the checker's batches
+
+
+def code_point_spans_unchanged(text, spans):
+    """Treats code points as UTF-16 units."""
+    return [tuple(span) for span in spans]
+
+
+def common_prefix_not_rounded(cached, request, block_size):
+    """The common ID prefix, as if the cache kept single tokens."""
+    if block_size < 1:
+        raise ValueError(block_size)
+    same = 0
+    for a, b in zip(cached, request):
+        if a != b:
+            break
+        same += 1
+    return same
+
+
+def first_cut_into_two_tokens(ranks):
+    """Splits each token where both halves are lower-ranked tokens, leftmost cut first."""
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(token) > 1:
+            merges.append(next((token[:i], token[i:]) for i in range(1, len(token))
+                               if ranks.get(token[:i], rank) < rank and ranks.get(token[i:], rank) < rank))
+    return merges
 
 
 def causal_only(doc):
@@ -349,6 +376,9 @@ SLIPS = {
     "ch05_3-ex1": (heal_one_token, "did not back off far enough"),
     "ch05_4-ex1": (mask_by_pad_id, "Build the mask from the lengths"),
     "ch05_4-ex2": (causal_only, "may not attend to another document"),
+    "ch05_5-ex2": (code_point_spans_unchanged, "surrogate pair"),
+    "ch05_6-ex4": (common_prefix_not_rounded, "Round down to a multiple of the block size"),
+    "ch05_7-ex4": (first_cut_into_two_tokens, "the merge is the cut BPE makes"),
     "ch06-ex1": (patch_starts_at_or_above, "strictly above the threshold"),
     "ch06-ex2": (threshold_aiming_at_n_over_m, "one patch too many"),
     "ch06-ex3": (colliding_pairs, "count code points"),
@@ -412,9 +442,15 @@ def test_entry_describes_its_exercise(label):
 
 
 def _exercise_text(label: str) -> str:
-    """The statement of exercise ``label`` in its chapter (between its label line and the solution)."""
+    """The statement of exercise ``label`` in its chapter (between its label line and the solution).
+
+    A section may be split into a main page and deep-dive pages (``ch02_1_bpe.md``,
+    ``ch02_1_bpe_fast.md``): the exercise is on exactly one of them.
+    """
     stem = label.split("-ex")[0]
-    (chapter,) = BOOK.glob(f"{stem}_*.md")
+    # the chapter file that holds the exercise (a chapter may have optional deep-dive pages)
+    (chapter,) = [path for path in BOOK.glob(f"{stem}_*.md")
+                  if f":label: {label}\n" in path.read_text(encoding="utf-8")]
     text = chapter.read_text(encoding="utf-8")
     start = text.index(f":label: {label}\n")
     return text[start : text.index(f"{{solution-start}} {label}", start)]
