@@ -353,13 +353,14 @@ SOURCE = r'''(ch08-l1)=
 :class: dropdown
 
 - **ByT5**: UTF-8 bytes straight in, {glue:text}`q24-byt5` IDs (3 specials, 256 bytes, 125 sentinels), an encoder–decoder with a heavy encoder {cite:p}`xue2022byt5`; robust, and sequences several times longer.
-- **MegaByte**: fixed patches of P bytes; a global model over patches and a local model within each, which spreads the quadratic cost {cite:p}`yu2023megabyte`.
-- **BLT**: dynamic patches that start where a small byte model's next-byte entropy is high, so hard regions get more patches; a local encoder, a global latent transformer, a local decoder {cite:p}`pagnoni2024byte`. CANINE is an encoder over hashed code points with downsampling {cite:p}`clark2022canine`.
+- **MegaByte**: fixed patches of P bytes; a global model over patches and a local model within each. The global model's feed-forward layers run once per patch rather than once per byte, which is where most of the saving is; attention grows like $T^{4/3}$, not $T^2$ {cite:p}`yu2023megabyte`.
+- **BLT**: dynamic patches that start where a small byte model's next-byte entropy is high, so hard regions get more patches; a local encoder, a global latent transformer, a local decoder, with hashed byte n-gram embeddings {cite:p}`pagnoni2024byte`. SpaceByte starts a patch after a space-like byte, a rule that makes most Chinese patches a single character {cite:p}`slagle2024spacebyte`; MambaByte replaces attention with a state-space model {cite:p}`wang2024mambabyte`. CANINE is an encoder over hashed code points with downsampling {cite:p}`clark2022canine`.
+- **Why bear the cost**: a typo or a case change alters a few bytes but many more subword tokens, and ByT5 reports gains on noisy text and character-level tasks.
 - "Tokenizer-free" means no learned subword vocabulary; UTF-8, special IDs and patching remain. The obstacles: training cost per byte, inference stacks built around tokens, and what a cache keys on.
 ```
 
 **Common mistake.** "All of them feed bytes to a Transformer"; declaring tokenization solved.
-**Shown in** {ref}`ch06-byt5`, {ref}`ch06-megabyte`, {ref}`ch06-blt`, {ref}`ch06-canine`, {ref}`ch06-obstacles`.
+**Shown in** {ref}`ch06-why`, {ref}`ch06-byt5`, {ref}`ch06-megabyte`, {ref}`ch06-blt`, {ref}`ch06-blt-flops`, {ref}`ch06-spacebyte`, {ref}`ch06-mambabyte`, {ref}`ch06-canine`, {ref}`ch06-obstacles`.
 
 (ch08-q25)=
 ### Q25. Chat templates and special-token injection: how do you defend, and what goes wrong in training?
@@ -450,10 +451,14 @@ HEADINGS = {
     'ch05_6-positions': '§5.6 “Positions almost line up, IDs do not”',
     'ch05_7-components': '§5.7 “The components”',
     'ch06-blt': '§6 “BLT: patches where the next byte is hard”',
+    'ch06-blt-flops': '§6 “What a byte costs”',
     'ch06-byt5': '§6 “ByT5: bytes in, 384 IDs”',
     'ch06-canine': '§6 “CANINE: code points, hashes and downsampling”',
+    'ch06-mambabyte': '§6 “MambaByte: no patches, a fixed-size state”',
     'ch06-megabyte': '§6 “MegaByte: fixed patches, a global and a local model”',
     'ch06-obstacles': '§6 “What still stands in the way”',
+    'ch06-spacebyte': '§6 “SpaceByte: patches that start at spaces”',
+    'ch06-why': '§6 “Why bytes at all”',
     'ch07-chunks': '§7 “4. Byte-level BPE over chunks”',
     'ch07-d03': '§7 “5. WordPiece: longest match first”',
     'ch07-d04': '§7 “6. Unigram: Viterbi and forward, in log space”',
@@ -477,7 +482,9 @@ CITATIONS = {
     'pagnoni2024byte': 'Pagnoni et al. 2024',
     'provilkov2020bpe': 'Provilkov et al. 2020',
     'rumbelow2023solidgoldmagikarp': 'Rumbelow and Watkins 2023',
+    'slagle2024spacebyte': 'Slagle 2024',
     'touvron2023llama': 'Touvron et al. 2023',
+    'wang2024mambabyte': 'Wang et al. 2024',
     'xue2022byt5': 'Xue et al. 2022',
     'yu2023megabyte': 'Yu et al. 2023',
 }
