@@ -21,7 +21,7 @@ order, and `get` finds one::
 import importlib
 import pkgutil
 
-from .harness import REGISTRY, CheckFailure, Exercise, checkers, get
+from .harness import REGISTRY, CheckFailure, Exercise, checkers, count_cases, get
 
 #: The chapter modules, ``ch00`` ... : every one is imported here, so that its checkers are registered
 #: (a new chapter's module needs no line in this file).
@@ -29,4 +29,4 @@ CHAPTERS = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name
 for _chapter in CHAPTERS:
     importlib.import_module(f".{_chapter}", __name__)  # binds toklab.teaching.exercises.<chapter> as well
 
-__all__ = ["REGISTRY", "CHAPTERS", "CheckFailure", "Exercise", "checkers", "get", *CHAPTERS]
+__all__ = ["REGISTRY", "CHAPTERS", "CheckFailure", "Exercise", "checkers", "count_cases", "get", *CHAPTERS]

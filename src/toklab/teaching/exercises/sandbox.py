@@ -526,9 +526,10 @@ def run(label: str, path: str | os.PathLike, *, function: str | None = None, lim
             _LIVE.discard(worker)
     if worker._said("keeper_killed") is not None and outcome.status in ("passed", "failed", "slow"):
         outcome.status, outcome.summary = "crashed", "the submission killed its parent process (the sandbox's keeper)"
+        outcome.failure, outcome.cases_passed = None, 0
     if worker.reused and outcome.status in ("passed", "failed", "slow"):
         which = ", ".join(sorted(worker.reused))
-        outcome.status, outcome.cases_passed = "reused", 0
+        outcome.status, outcome.cases_passed, outcome.failure = "reused", 0, None
         outcome.summary = (f"{outcome.function}() hands in toklab's own answer ({which}) instead of an "
                            "implementation of its own")
     return outcome
