@@ -237,28 +237,36 @@ def _skipping_an_end(symbols: list[str], merges: list[tuple[str, str]], end: int
 def _encode_hint(symbols: list[str], merges: list[tuple[str, str]], expected: list, got: list) -> str:
     if "".join(map(str, got)) != "".join(symbols):
         return "your pieces do not concatenate back to the input: a merge joins two adjacent symbols into one."
-    if got == reference_encode(symbols, merges[1:]):
-        return ("the first merge (rank 0) is never applied: a rank of 0 is falsy, so a test such as "
-                "`if rank.get(pair):` skips it; test `pair in rank` instead.")
-    for end, which in ((-1, "last"), (0, "first")):
-        if got == _skipping_an_end(symbols, merges, end):
-            return (f"the {which} adjacent pair of the word is never looked at (an off-by-one in the loop): the "
-                    "pairs start at every i in range(len(parts) - 1).")
     if got == list(symbols):
         return ("no merge was applied: look up every adjacent pair (a tuple, as in merges) among the merges "
                 "and merge the one with the lowest rank.")
+    # Each known mistake, replayed on this input; on a small input several can give the same answer, and then
+    # the hint names them all rather than guess.
     by_frequency, leftmost = got == _by_frequency(symbols, merges), got == _leftmost(symbols, merges)
+    causes = []
     if by_frequency and leftmost:
-        return ("that ignores the ranks (it is what merging the most frequent, or the leftmost, known pair "
-                "gives): the merge with the lowest rank (earliest in merges) goes first, wherever it is.")
-    if by_frequency:
-        return ("that merges the pair that occurs most often in the input: encoding re-counts nothing, "
-                "the merge with the lowest rank (earliest in merges) goes first.")
-    if leftmost:
-        return ("that merges the leftmost known pair: the merge with the lowest rank goes first, wherever "
-                "it is in the word.")
+        causes.append("that ignores the ranks (it is what merging the most frequent, or the leftmost, known pair "
+                      "gives): the merge with the lowest rank (earliest in merges) goes first, wherever it is")
+    elif by_frequency:
+        causes.append("that merges the pair that occurs most often in the input: encoding re-counts nothing, "
+                      "the merge with the lowest rank (earliest in merges) goes first")
+    elif leftmost:
+        causes.append("that merges the leftmost known pair: the merge with the lowest rank goes first, wherever "
+                      "it is in the word")
     if got == reference_encode(symbols, merges[::-1]):
-        return "you applied the latest-learned merge first: the lowest rank (earliest in merges) wins."
+        causes.append("you applied the latest-learned merge first: the lowest rank (earliest in merges) wins")
+    if got == reference_encode(symbols, merges[1:]):
+        causes.append("the first merge (rank 0) is never applied: a rank of 0 is falsy, so a test such as "
+                      "`if rank.get(pair):` skips it; test `pair in rank` instead")
+    for end, which in ((-1, "last"), (0, "first")):
+        if got == _skipping_an_end(symbols, merges, end):
+            causes.append(f"the {which} adjacent pair of the word is never looked at (an off-by-one in the loop): "
+                          "the pairs start at every i in range(len(parts) - 1)")
+    if len(causes) == 1:
+        return causes[0] + "."
+    if causes:
+        return (f"{len(causes)} different mistakes give this answer on this input: "
+                + "; or ".join(f"({k}) {c}" for k, c in enumerate(causes, 1)) + ".")
     return ("repeatedly merge the adjacent pair with the lowest rank (its index in merges), until no "
             "adjacent pair is in merges.")
 

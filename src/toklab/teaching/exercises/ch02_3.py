@@ -48,7 +48,7 @@ HUG_VOCAB = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "h
 
 
 def _hug_probs() -> dict[str, float]:
-    """Seed 001's probabilities: each piece's substring count in the corpus over the total (210)."""
+    """The hug example's probabilities: each piece's substring count in the corpus over the total (210)."""
     freq = {v: sum(c * sum(w.startswith(v, i) for i in range(len(w))) for w, c in HUG_WORDS.items())
             for v in HUG_VOCAB}
     total = sum(freq.values())

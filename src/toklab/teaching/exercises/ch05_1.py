@@ -45,6 +45,15 @@ def _random_cuts(n: int, seed: int = 0) -> list[tuple[str, ...]]:
     return out
 
 
+LARGE = "large: a 300,000-digit number in 100,000 pieces, aligned (timed)"
+LARGE_LAST = "large: a 300,000-digit number in 100,000 pieces, the last piece one digit short (timed)"
+
+
+def _large(aligned_cut: bool) -> tuple[str, ...]:
+    pieces = ("123",) * 100_000
+    return pieces if aligned_cut else pieces[:-1] + ("12",)
+
+
 def _hint(pieces: Sequence[str], expected: bool) -> str:
     sizes = [len(p) for p in pieces]
     if expected:
@@ -63,9 +72,15 @@ def _hint(pieces: Sequence[str], expected: bool) -> str:
 def check_aligned(run: Run, fn: Callable[[Sequence[str]], bool]) -> None:
     """Check a reader's ``aligned(pieces) -> bool`` on fixed and random cuts of digit strings."""
     cases = list(_CASES) + [(c, f"random cut {k}") for k, c in enumerate(_random_cuts(300))]
+    cases += [(_large(aligned_cut), what) for aligned_cut, what in ((True, LARGE), (False, LARGE_LAST))]
     for pieces, what in cases:
-        expected = aligned(pieces)
-        case = run.case(f"{what}: {'|'.join(pieces)}", expected=expected)
+        expected, seconds = run.timed(aligned, pieces)
+        large = what in (LARGE, LARGE_LAST)
+        case = run.case(what if large else f"{what}: {'|'.join(pieces)}", expected=expected,
+                        input=f"aligned(<{len(pieces):,} pieces>)" if large else None,
+                        seconds=seconds if large else None, slow_hint=(
+                            "one pass over the piece sizes is enough; joining or re-reading the pieces before "
+                            "each one makes it quadratic"))
         got = case.call(fn, list(pieces))
         if got is not expected and got != expected:
             case.fail(got, _hint(pieces, expected))

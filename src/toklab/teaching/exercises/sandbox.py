@@ -340,8 +340,9 @@ class _Worker:
             return None
         if isinstance(frame, int):
             self.kill()
-            self.dead = Interrupted("error", f"the submission's process sent a message of {frame:,} bytes, more "
-                                    f"than the checker reads ({plain.MAX_BYTES >> 20} MB)")
+            self.dead = Interrupted("error", f"the submission's process wrote something that is not an answer "
+                                    f"on its pipe to the checker (a message of {frame:,} bytes announced; the "
+                                    f"checker reads {plain.MAX_BYTES >> 20} MB at most)")
             return None
         try:
             message = json.loads(frame.decode("utf-8"))
@@ -512,8 +513,12 @@ def run(label: str, path: str | os.PathLike, *, function: str | None = None, lim
     try:
         loaded = worker.start()
         if loaded.get("event") != "loaded":
-            return Outcome(path.name, _status(loaded.get("status")), str(loaded.get("summary", ""))[:600],
-                           worker.used, str(loaded.get("report", ""))[:4000])
+            status = loaded.get("status") if loaded.get("event") == "load-failed" else None
+            if status not in _LOAD_FAILURES:  # whatever else came down the pipe, it is no verdict
+                status, loaded = "error", {"summary": "the submission's process wrote something that is not an "
+                                           "answer on its pipe to the checker"}
+            return Outcome(path.name, status, str(loaded.get("summary", ""))[:600], worker.used,
+                           str(loaded.get("report", ""))[:4000])
         outcome = _judge(entry, worker, path, str(loaded.get("function") or names[0]))
         notes = [str(n) for n in loaded.get("cells", []) if isinstance(n, str)]
         if notes:
@@ -533,6 +538,10 @@ def run(label: str, path: str | os.PathLike, *, function: str | None = None, lim
         outcome.summary = (f"{outcome.function}() hands in toklab's own answer ({which}) instead of an "
                            "implementation of its own")
     return outcome
+
+
+#: What loading a submission can end with, short of a loaded function (the worker says which).
+_LOAD_FAILURES = ("exited", "memory", "import-error", "no-function", "error", "timeout", "crashed")
 
 
 def _status(status: Any) -> str:
