@@ -16,6 +16,11 @@ order, and `get` finds one::
     entry = exercises.get("ch02_1-ex2")
     entry.function                 # 'my_encode': the function the reader defines
     entry.check(my_encode)         # the checker; entry.reference passes it
+
+A student's file is checked by `sandbox` (``python -m toklab check``/``grade``): the
+checker runs in the grading process and the student's function in a process of its own
+(`worker`, below a `warden`), which sends back plain values only (`plain`);
+`submissions` finds which file of a student answers which exercise.
 """
 
 import importlib
