@@ -166,7 +166,8 @@ def test_interactive_loop_asks_again_on_unreadable_input_and_ends_with_a_summary
     typed = f"\n1 2\n{first.answer_text}\n\n1 2 3 4 5\n\n?\nq\n"
     out = io.StringIO()
     args = cli.build_parser()[0].parse_args(["drill", "five-numbers", "--seed", "5"])
-    assert drill.run(args, stdin=io.StringIO(typed), stdout=out, interactive=True) == 0
+    assert drill.run(args, stdin=io.StringIO(typed), stdout=out, interactive=True,
+                     clock=lambda: 0.0) == 0  # a still clock: the summary's times are 0:00
     text = out.getvalue()
     assert "Type your answer as five whole numbers" in text  # the empty line asked again
     assert "could not read '1 2': expected 5 whole numbers, found 2" in text and "Nothing counted" in text

@@ -231,3 +231,12 @@ def tab(browser, base: str, **context_options):
         yield t
     finally:
         t.close()
+
+
+@contextlib.contextmanager
+def opened(browser, base: str, path: str, **context_options):
+    """``base + path`` open and ready in a new ``Tab``: yields ``(page, record)``; the
+    record keeps collecting while the caller works on the page."""
+    with tab(browser, base, **context_options) as t:
+        record = t.goto(path)
+        yield t.page, record
