@@ -217,7 +217,7 @@ def _viterbi_error_hint(text: str, exc: Exception) -> str:
     if not text:
         return ("the empty text is segmented into no pieces: return [] (best[0] = 0.0 and nothing to follow "
                 "back), without indexing into the text or the table.")
-    if isinstance(exc, ValueError):
+    if type(exc) is ValueError:  # a subclass (UnicodeDecodeError, ...) is a bug, not a refusal
         return (f"{text!r} can be segmented (see expected), so no ValueError is due; check that every prefix "
                 "reachable by a piece gets a score.")
     return (f"{type(exc).__name__} is a bug in the function, not a refusal (only ValueError says 'cannot be "
