@@ -3,8 +3,8 @@
 Both check each file with `toklab.teaching.exercises.sandbox`: the student's code runs in
 a process of its own, which only computes the function's values, and the checker
 compares them here, so a submission can neither loop forever, crash the grader nor
-make itself pass. A file is a ``.py`` file or a notebook (its code cells are run in
-order). The function checked is the one the exercise's registry entry names
+make itself pass. A file is a ``.py`` file or a notebook (the code cells the function
+needs are run in order: the chapter's own cells that it does not use are not). The function checked is the one the exercise's registry entry names
 (``toklab.teaching.exercises.get(LABEL).function``); ``--function NAME`` checks another.
 
 ``grade`` takes one or more labels (or a chapter, for all its graded exercises) and a
@@ -324,7 +324,7 @@ COMMANDS = (
     Command("check", "check your solution of an exercise: python -m toklab check LABEL FILE",
             _configure_check, _run_check,
             "Load FILE (a .py file, whose `if __name__ == \"__main__\":` part does not run, or a notebook, whose code "
-            "cells run in order) in a separate process, take the function the exercise asks for, and run the "
+            "cells that the function needs run in order) in a separate process, take the function the exercise asks for, and run the "
             "exercise's checker on it: print the checker's feedback (the first failing case, what was expected, "
             "what came back, and a hint) or its pass line.",
             _EXAMPLES_CHECK),

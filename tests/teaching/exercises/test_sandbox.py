@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from toklab.teaching.exercises import sandbox
+from toklab.teaching.exercises import sandbox, worker
 from toklab.teaching.exercises.sandbox import Limits
 
 #: A correct my_encode (ch02_1-ex2), written out.
@@ -199,7 +199,43 @@ def test_a_notebook_is_run_cell_by_cell(tmp_path):
     path.write_text(json.dumps(notebook), encoding="utf-8")
     outcome = sandbox.run("ch02_1-ex2", path, limits=Limits(seconds=30))
     assert outcome.status == "passed", outcome
-    assert "cell 3 raised NameError" in outcome.report
+    assert "cell 3" not in outcome.report  # my_encode does not need that cell: it does not run
+
+
+def _cells(*sources: str) -> list[dict]:
+    return [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": s}
+            for s in sources]
+
+
+def test_a_chapter_notebook_runs_only_the_cells_the_function_needs(tmp_path):
+    """A student answers below a chapter's own cells: those that train or load for a minute, or read files
+    the fresh folder lacks, do not run unless the function reads what they bind."""
+    cells = _cells(
+        "import time\nfrom toklab import bpe",
+        "time.sleep(600)  # a chapter cell that takes long",
+        "open('../data/results.json').read()  # a chapter cell that needs the repository",
+        "SEPARATOR = '|'",
+        "def my_encode(symbols, merges):\n    return _merge_all(list(symbols), _ranks(merges))",
+        "def _ranks(merges):\n    return {p: r for r, p in enumerate(merges)}",  # a helper defined after it
+        ENCODE.replace("def my_encode(symbols, merges):", "def _merge_all(parts, rank):").replace(
+            "    rank = {pair: r for r, pair in enumerate(merges)}\n    parts = list(symbols)\n", ""),
+        "TRACE = []\nTRACE.append(SEPARATOR)",
+    )
+    path = tmp_path / "ch02_1_bpe.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "utf-8")
+    start = time.monotonic()
+    outcome = sandbox.run("ch02_1-ex2", path, limits=Limits(seconds=30))
+    assert outcome.status == "passed", outcome
+    assert time.monotonic() - start < 30 and "results.json" not in outcome.report
+
+
+def test_the_cells_needed_follow_globals_in_place_changes_and_star_imports():
+    cells = [(1, "import math\nfrom os.path import *"), (2, "SCALE = 2\nunused = 1"), (3, "SCALE *= 3"),
+             (4, "TABLE = {}"), (5, "TABLE['a'] = SCALE"), (6, "TABLE.update(b=1)"), (7, "print(unused)"),
+             (8, "def f(x):\n    y = x + 1\n    return math.floor(y * TABLE['a'])"), (9, "def g(:"),
+             (10, "def other():\n    global TABLE\n    TABLE = None")]
+    assert [n for n, _ in worker.needed_cells(cells, ["f"])] == [1, 2, 3, 4, 5, 6, 8, 10]
+    assert worker.needed_cells(cells, ["absent"]) == cells  # nothing defines it: everything runs, for the report
 
 
 def test_a_notebook_without_the_function_says_which_cells_failed(tmp_path):

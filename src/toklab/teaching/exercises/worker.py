@@ -10,9 +10,10 @@ decides a verdict:
    wraps toklab's own answers to the exercise so that a call to one is noticed, and says
    ``ready``;
 2. it loads the submission: a ``.py`` file imported as module ``submission`` (its
-   ``if __name__ == "__main__":`` part does not run), or a notebook's code cells run in
-   order in that module (IPython magics skipped; a cell that raises is reported and the
-   next one runs); then it says which function it found, or why there is none;
+   ``if __name__ == "__main__":`` part does not run), or a notebook's code cells that the
+   function needs (`needed_cells`) run in order in that module (IPython magics skipped; a
+   cell that raises is reported and the next one runs); then it says which function it
+   found, or why there is none;
 3. for each ``call`` request (the arguments pickled by the grading process, which this
    process trusts) it calls the function and answers with the value as plain data
    (`toklab.teaching.exercises.plain`), or the exception it raised, and the NumPy arrays
@@ -35,7 +36,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HEADER", "MODULE", "frame", "notebook_source", "read_frame", "write_frame"]
+__all__ = ["HEADER", "MODULE", "frame", "needed_cells", "notebook_source", "read_frame", "write_frame"]
 
 MODULE = "submission"
 FILE_LIMIT = 64 << 20  # bytes any one file the submission writes may reach
@@ -104,6 +105,92 @@ def notebook_source(text: str, where: str) -> list[tuple[int, str]]:
         lines = [_unmagic(line) for line in source.splitlines()]
         out.append((number, "\n".join(lines) + "\n"))
     return out
+
+
+def needed_cells(cells: list[tuple[int, str]], names: list[str]) -> list[tuple[int, str]]:
+    """The cells of a notebook that the function named by ``names`` needs, in order.
+
+    A student answers in a chapter's notebook, whose other cells may take a minute to run
+    (training, loading vocabularies) or need files the submission's fresh folder does not
+    have. So only these run: every cell that binds the function's name (``def``, an
+    assignment, an import), and every cell that binds a name a chosen cell reads, at its
+    top level or as a global inside its functions (`symtable` says which), again and again
+    until nothing is added. A cell that changes a name in place (``x[k] = v``,
+    ``x.append(v)``) counts as binding it; a cell with ``import *`` is always chosen. When
+    no cell binds any of ``names``, every cell runs, so that the report can say what the
+    notebook defines and which of its cells raised.
+    """
+    facts = [(_binds_and_reads(source), number, source) for number, source in cells]
+    needed = set(names)
+    if not any(binds & needed for (binds, _), _, _ in facts):
+        return cells
+    chosen: set[int] = set()
+    grew = True
+    while grew:
+        grew = False
+        for (binds, reads), number, _ in facts:
+            if number not in chosen and (binds & needed or "*" in binds):
+                chosen.add(number)
+                needed |= reads
+                grew = True
+    return [(number, source) for number, source in cells if number in chosen]
+
+
+def _binds_and_reads(source: str) -> tuple[set[str], set[str]]:
+    """The module-level names a cell binds (or changes in place), and the module-level names it reads.
+
+    A cell that does not compile binds nothing (running it would only raise).
+    """
+    import ast
+    import symtable
+
+    try:
+        tree = ast.parse(source)
+        top = symtable.symtable(source, "<cell>", "exec")
+    except (SyntaxError, ValueError):
+        return set(), set()
+    binds: set[str] = set()
+    reads: set[str] = set()
+    for sym in top.get_symbols():
+        if sym.is_assigned() or sym.is_imported() or sym.is_namespace():
+            binds.add(sym.get_name())
+        if sym.is_referenced():
+            reads.add(sym.get_name())
+    tables = list(top.get_children())
+    while tables:
+        table = tables.pop()
+        tables += table.get_children()
+        for sym in table.get_symbols():
+            if sym.is_global() and sym.is_referenced():
+                reads.add(sym.get_name())
+            if sym.is_declared_global() and sym.is_assigned():
+                binds.add(sym.get_name())
+    for node in _module_level(tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            binds.add("*")
+        changed = None
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            changed = node.value
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func,
+                                                                                             ast.Attribute):
+            changed = node.value.func.value
+        while isinstance(changed, (ast.Attribute, ast.Subscript)):
+            changed = changed.value
+        if isinstance(changed, ast.Name):
+            binds.add(changed.id)
+    return binds, reads
+
+
+def _module_level(tree: Any):
+    """The nodes of a module outside its functions, classes and lambdas (their bodies run later, or never)."""
+    import ast
+
+    stack = list(ast.iter_child_nodes(tree))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack += ast.iter_child_nodes(node)
 
 
 def _unmagic(line: str) -> str:
@@ -209,7 +296,7 @@ def _frames(exc: BaseException, path: str) -> str:
         traceback.format_exception_only(type(exc), exc))
 
 
-def _load(path: Path) -> tuple[Any, list[str]]:
+def _load(path: Path, names: list[str]) -> tuple[Any, list[str]]:
     """The submission as a module, and the notebook cells that raised (message each)."""
     import importlib.machinery
     import importlib.util
@@ -226,7 +313,7 @@ def _load(path: Path) -> tuple[Any, list[str]]:
     module.__file__ = str(path)
     sys.modules[MODULE] = module
     problems = []
-    for number, source in notebook_source(path.read_text(encoding="utf-8"), path.name):
+    for number, source in needed_cells(notebook_source(path.read_text(encoding="utf-8"), path.name), names):
         where = f"{path} [cell {number}]"
         try:
             exec(compile(source, where, "exec"), module.__dict__)  # noqa: S102 - running the student's cells is the job
@@ -243,7 +330,7 @@ def _loaded(path: Path, names: list[str], watch: _Watch, memory_mb: int) -> tupl
 
     where = str(path)
     try:
-        module, problems = _load(path)
+        module, problems = _load(path, names)
     except SystemExit as exc:
         return {"event": "load-failed", "status": "exited", "summary": f"the file calls sys.exit({exc.code!r}) "
                 "when imported: keep the script part under if __name__ == '__main__':"}, None
