@@ -235,16 +235,19 @@ def test_the_cells_needed_follow_globals_in_place_changes_and_star_imports():
              (8, "def f(x):\n    y = x + 1\n    return math.floor(y * TABLE['a'])"), (9, "def g(:"),
              (10, "def other():\n    global TABLE\n    TABLE = None")]
     assert [n for n, _ in worker.needed_cells(cells, ["f"])] == [1, 2, 3, 4, 5, 6, 8, 10]
-    assert worker.needed_cells(cells, ["absent"]) == cells  # nothing defines it: everything runs, for the report
+    # Nothing binds it: only the cells of imports and definitions run, so that the report can list the functions.
+    assert [n for n, _ in worker.needed_cells(cells, ["absent"])] == [1, 8, 10]
 
 
-def test_a_notebook_without_the_function_says_which_cells_failed(tmp_path):
-    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-                           "source": "1 / 0"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    path = tmp_path / "empty.ipynb"
-    path.write_text(json.dumps(notebook), encoding="utf-8")
+def test_a_notebook_without_the_function_says_what_it_defines_without_running_the_rest(tmp_path):
+    cells = _cells("import time\ntime.sleep(600)", "1 / 0", "def my_encoder(symbols, merges):\n    return symbols",
+                   "@undefined_decorator\ndef helper():\n    pass")
+    path = tmp_path / "misnamed.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "utf-8")
     outcome = sandbox.run("ch02_1-ex2", path, limits=Limits(seconds=30))
-    assert outcome.status == "no-function" and "cell 1 raised ZeroDivisionError" in outcome.summary
+    assert outcome.status == "no-function", outcome
+    assert "it defines: my_encoder" in outcome.summary and "cell 4 raised NameError" in outcome.summary
+    assert "ZeroDivisionError" not in outcome.summary
 
 
 @pytest.mark.parametrize("name, source, phrase", [

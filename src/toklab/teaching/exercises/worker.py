@@ -117,13 +117,13 @@ def needed_cells(cells: list[tuple[int, str]], names: list[str]) -> list[tuple[i
     top level or as a global inside its functions (`symtable` says which), again and again
     until nothing is added. A cell that changes a name in place (``x[k] = v``,
     ``x.append(v)``) counts as binding it; a cell with ``import *`` is always chosen. When
-    no cell binds any of ``names``, every cell runs, so that the report can say what the
-    notebook defines and which of its cells raised.
+    no cell binds any of ``names``, only the cells made of nothing but imports, functions
+    and classes run, so that the report can say which functions the notebook defines.
     """
     facts = [(_binds_and_reads(source), number, source) for number, source in cells]
     needed = set(names)
     if not any(binds & needed for (binds, _), _, _ in facts):
-        return cells
+        return [(number, source) for number, source in cells if _definitions_only(source)]
     chosen: set[int] = set()
     grew = True
     while grew:
@@ -179,6 +179,18 @@ def _binds_and_reads(source: str) -> tuple[set[str], set[str]]:
         if isinstance(changed, ast.Name):
             binds.add(changed.id)
     return binds, reads
+
+
+def _definitions_only(source: str) -> bool:
+    import ast
+
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return False
+    kinds = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return all(isinstance(node, kinds) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+               for node in body)
 
 
 def _module_level(tree: Any):
