@@ -216,7 +216,7 @@ def template(chapter: str, chapter_title: str, found: list[dict]) -> str | None:
         return None
     titles = {ex["label"]: ex for ex in found}
     name = template_name(chapter)
-    lines = [f'"""Answers to the exercises of {chapter_title or chapter} that have a checker.', "",
+    lines = [f'"""{chapter_title or chapter}: answers to the exercises that have a checker.', "",
              "Write each function, then check it (with toklab installed, see the book's landing page):", ""]
     lines += [f"    python -m toklab check {e.label} {name}" for e in entries]
     lines += ["", "A notebook works too: python -m toklab check LABEL YOUR_NOTEBOOK.ipynb", '"""']
