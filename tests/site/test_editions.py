@@ -176,14 +176,61 @@ def test_student_edition_has_every_exercise_and_no_solution(site, student_site):
         hidden_ok = solution_cells <= _gated_solution_code_cells(full_nb)
         if not hidden_ok:
             problems.append(f"{rel}: the page shows {solution_cells} code cells in solutions, the notebook gates fewer")
-        solution_cells = _gated_solution_code_cells(full_nb)
+        solution_cells = _gated_solution_code_cells(full_nb) + len(_checks_of_solutions(full_nb))
         full_code = sum(c.cell_type == "code" for c in full_nb.cells)
         student_code = sum(c.cell_type == "code" for c in nb.cells)
         if full_code - student_code != solution_cells:
             problems.append(
-                f"{rel}: student notebook has {student_code} code cells; expected {full_code} - {solution_cells} in solutions"
+                f"{rel}: student notebook has {student_code} code cells; expected {full_code} - {solution_cells} "
+                "in solutions or checking them"
             )
     assert total_solutions >= 3 * len(chapter_pages(site)), f"only {total_solutions} solutions found in the full edition"
+    assert not problems, "\n".join(problems)
+
+
+CHECK_COMMENT = "# Executed check of the solution to "
+
+
+def _checks_of_solutions(nb) -> list:
+    """The hidden cells of a full notebook that execute a solution's check (they state its expected answer)."""
+    return [c for c in nb.cells if c.cell_type == "code" and c.source.lstrip().startswith(CHECK_COMMENT)]
+
+
+def _answer_lines(check, full_nb) -> set[str]:
+    """The lines of a check cell that state an answer: long enough to be telling, and nowhere else in the notebook."""
+    elsewhere = "\n".join(c.source for c in full_nb.cells if c is not check)
+    lines = {" ".join(line.split()) for line in check.source.splitlines()[1:]}
+    return {line for line in lines if len(line) >= 24 and not line.startswith("#") and line not in
+            " ".join(elsewhere.split())}
+
+
+def test_student_notebooks_and_pages_hold_no_check_of_a_solution(site, student_site):
+    """Read the student notebooks themselves (and pages): no cell that checks a solution, none of its answers.
+
+    The checks are found in the full edition's notebooks by what they say, not by the tag the staging code
+    removes, so a check that lost its tag is caught here too."""
+    problems, checks = [], 0
+    for rel in chapter_pages(site):
+        full_nb = nbformat.read(download_links(site / rel)[".ipynb"], as_version=4)
+        student_page = student_site / rel
+        links = download_links(student_page)
+        if ".ipynb" not in links:
+            problems.append(f"{rel}: the student page offers no notebook")
+            continue
+        nb = nbformat.read(links[".ipynb"], as_version=4)
+        text = " ".join(notebook_text(nb).split())
+        page = " ".join(_soup(student_page).get_text(" ").split())
+        for cell in nb.cells:
+            if CHECK_COMMENT.strip() in cell.source or "solution-check" in cell.metadata.get("tags", []):
+                problems.append(f"{rel}: the student notebook checks a solution: {cell.source[:80]!r}")
+        for check in _checks_of_solutions(full_nb):
+            checks += 1
+            for line in _answer_lines(check, full_nb):
+                if line in text:
+                    problems.append(f"{rel}: the student notebook states an answer: {line[:80]!r}")
+                if line in page:
+                    problems.append(f"{rel}: the student page states an answer: {line[:80]!r}")
+    assert checks >= 14, f"only {checks} checks of solutions found in the full notebooks: the test is blind"
     assert not problems, "\n".join(problems)
 
 
