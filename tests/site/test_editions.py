@@ -234,6 +234,37 @@ def test_student_notebooks_and_pages_hold_no_check_of_a_solution(site, student_s
     assert not problems, "\n".join(problems)
 
 
+def test_each_exercise_box_says_its_label_difficulty_and_how_it_is_checked(site, student_site):
+    from toklab.teaching.exercises import REGISTRY
+
+    problems, seen = [], set()
+    for root in (site, student_site):
+        for rel in chapter_pages(site):
+            page = root / rel
+            for box in _soup(page).select("div.exercise[id]"):
+                label = box["id"]
+                if not re.fullmatch(r"ch\d\d(?:_\d+)?-ex\d+", label):
+                    continue
+                seen.add(label)
+                info = box.select_one(".toklab-exercise-info")
+                text = " ".join(info.get_text(" ").split()) if info else ""
+                entry = REGISTRY.get(label)
+                if not text.startswith(label) or not re.search(r"★|difficulty not marked", text):
+                    problems.append(f"{root.name}/{rel}: {label}'s box lacks its label or difficulty: {text!r}")
+                elif entry is None and "answer in words (no checker)" not in text:
+                    problems.append(f"{root.name}/{rel}: {label} has no checker, its box says {text!r}")
+                elif entry is not None and not entry.graded and "not graded" not in text:
+                    problems.append(f"{root.name}/{rel}: {label} is meant to fail, its box says {text!r}")
+                elif entry is not None and entry.graded:
+                    if f"{entry.signature}" not in text or f"python -m toklab check {label}" not in text:
+                        problems.append(f"{root.name}/{rel}: {label}'s box lacks its call or command: {text!r}")
+                    link = info.select_one("a[href$='_answers.py']")
+                    if link is None or not (page.parent / link["href"]).resolve().is_file():
+                        problems.append(f"{root.name}/{rel}: {label}'s box does not link its answer template")
+    assert set(REGISTRY) <= seen, f"exercises with a checker not found on any page: {sorted(set(REGISTRY) - seen)}"
+    assert not problems, "\n".join(problems[:20])
+
+
 def test_landing_pages_name_their_edition(site, student_site):
     full = _soup(site / "book" / "index.html").get_text(" ")
     student = _soup(student_site / "book" / "index.html").get_text(" ")
