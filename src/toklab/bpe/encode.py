@@ -66,7 +66,7 @@ _NONE = sys.maxsize
 
 
 def merge_short(piece: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:
-    """Lowest-rank adjacent concatenation first, leftmost on ties (quadratic; short chunks).
+    """Lowest-rank adjacent concatenation first, leftmost on ties (quadratic: short).
 
     Keeps the rank of every adjacent pair in a list, so a merge looks up only
     the two pairs it changes, and `min` / `list.index` (leftmost) find the next
@@ -93,7 +93,7 @@ def merge_short(piece: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:
 
 
 def merge_long(piece: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:
-    """`merge_short` in O(n log n): a linked list of parts and a heap of candidate merges.
+    """`merge_short` in O(n log n): a linked list of parts, a heap of candidate merges.
 
     Heap entries are (rank, start position); an entry is stale if its parts
     have changed since it was pushed, which we detect by recomputing the rank.
@@ -139,15 +139,19 @@ def merge_chunk(piece: bytes, ranks: Mapping[bytes, int]) -> list[bytes]:
     return merge_short(piece, ranks) if len(piece) < SHORT else merge_long(piece, ranks)
 
 
-def merge_dropout(piece: bytes, ranks: Mapping[bytes, int], p: float, rng: random.Random) -> list[bytes]:
-    """BPE-dropout (Provilkov et al.): at every step each candidate merge is skipped with probability p."""
+def merge_dropout(
+    piece: bytes, ranks: Mapping[bytes, int], p: float, rng: random.Random
+) -> list[bytes]:
+    """BPE-dropout (Provilkov et al.): skip each candidate merge with probability p."""
     parts = [piece[i : i + 1] for i in range(len(piece))]
     while len(parts) > 1:
         best_rank = None
         best_i = 0
         for i in range(len(parts) - 1):
             r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and rng.random() >= p and (best_rank is None or r < best_rank):
+            if r is None or rng.random() < p:
+                continue  # not a token, or dropped this step
+            if best_rank is None or r < best_rank:
                 best_rank = r
                 best_i = i
         if best_rank is None:
@@ -263,7 +267,7 @@ class Cuts:
         return not follow.isdisjoint((self._keys.get(right) or self._keys_of(right))[1])
 
     def pieces(self, chunk: str) -> list[str]:
-        """``chunk`` cut at every character boundary no token spans (the pieces join back to it)."""
+        """``chunk`` cut at every character boundary that no token spans."""
         # `spanned` written out: this loop runs once per character of every new chunk.
         out: list[str] = []
         get, keys_of = self._keys.get, self._keys_of

@@ -38,7 +38,9 @@ def pair_counts(words: Mapping[Sequence[Sym], int]) -> Counter:
     return counts
 
 
-def pick_pair(counts: Mapping[tuple[Sym, Sym], int], tie_break: TieBreak = "smallest") -> tuple[Sym, Sym]:
+def pick_pair(
+    counts: Mapping[tuple[Sym, Sym], int], tie_break: TieBreak = "smallest"
+) -> tuple[Sym, Sym]:
     """The most frequent pair; among equals the smallest or largest pair."""
     best = max(counts.values())
     tied = [pair for pair, c in counts.items() if c == best]
@@ -71,7 +73,7 @@ def reference_train(
     min_frequency: int = 1,
     on_step: Callable[[int, Counter, tuple[Sym, Sym]], None] | None = None,
 ) -> list[tuple[Sym, Sym]]:
-    """Learn up to ``num_merges`` merges from word frequencies (the plain O(n²) algorithm).
+    """Learn up to ``num_merges`` merges from word counts (the plain O(n²) algorithm).
 
     ``words`` maps each word, already cut into symbols, to its count, e.g.
     ``{("l", "o", "w", "</w>"): 5}``. Each step counts every adjacent pair,
@@ -82,8 +84,12 @@ def reference_train(
     """
     check_tie_break(tie_break)
     if not isinstance(words, Mapping):
-        raise TypeError(f"words must map each word (a sequence of symbols) to its count, got {type(words).__name__}")
-    if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
+        raise TypeError(
+            "words must map each word (a sequence of symbols) to its count, "
+            f"got {type(words).__name__}"
+        )
+    not_int = isinstance(num_merges, bool) or not isinstance(num_merges, int)
+    if not_int or num_merges < 0:
         raise TypeError(f"num_merges must be an int >= 0, got {num_merges!r}")
     corpus = {tuple(w): c for w, c in words.items()}
     merges: list[tuple[Sym, Sym]] = []
@@ -99,12 +105,16 @@ def reference_train(
     return merges
 
 
-def reference_encode(symbols: Sequence[Sym], merges: Sequence[tuple[Sym, Sym]]) -> list[Sym]:
-    """Segment one word with frozen merges: apply the earliest-learned applicable merge, repeat.
+def reference_encode(
+    symbols: Sequence[Sym], merges: Sequence[tuple[Sym, Sym]]
+) -> list[Sym]:
+    """Segment one word with frozen merges: apply the earliest-learned merge, repeat.
 
     Frequencies play no part here; only the order of ``merges`` does.
     """
-    if isinstance(merges, (str, bytes)) or any(not (isinstance(m, tuple) and len(m) == 2) for m in merges):
+    if isinstance(merges, (str, bytes)) or any(
+        not (isinstance(m, tuple) and len(m) == 2) for m in merges
+    ):
         raise TypeError("merges must be a sequence of (left, right) tuples")
     rank = {pair: i for i, pair in enumerate(merges)}
     word = tuple(symbols)

@@ -99,7 +99,9 @@ def pretoken_counts(
     Items of an iterable are separate documents: no pre-token spans two items.
     """
     if isinstance(special_tokens, str):
-        raise TypeError(f"special_tokens must be a list of str, got the str {special_tokens!r}")
+        raise TypeError(
+            f"special_tokens must be a list of str, got the str {special_tokens!r}"
+        )
     if processes is not None:
         check_int(processes, "processes", minimum=1)
     if isinstance(source, (bytes, bytearray)):
@@ -182,7 +184,7 @@ def train(
     progress: bool = False,
     allow_smaller: bool = False,
 ) -> "ByteBPE":
-    """Train a byte-level BPE tokenizer to ``vocab_size`` tokens (256 bytes + merges + specials).
+    """Train byte-level BPE to ``vocab_size`` tokens (256 bytes + merges + specials).
 
     Must equal `reference_train` on the same pre-token counts. Pair counts are
     updated only for words containing the merged pair, and the best pair comes
@@ -200,18 +202,26 @@ def train(
     check_tie_break(tie_break)
     patterns.resolve(pattern)
     if isinstance(special_tokens, str):
-        raise TypeError(f"special_tokens must be a list of str, got the str {special_tokens!r}")
+        raise TypeError(
+            f"special_tokens must be a list of str, got the str {special_tokens!r}"
+        )
     specials = list(dict.fromkeys(special_tokens))
     if vocab_size < 256 + len(specials):
         raise ValueError(
-            f"vocab_size={vocab_size} is too small: it must be at least 256 (one token per byte) "
-            f"+ {len(specials)} special tokens = {256 + len(specials)}"
+            f"vocab_size={vocab_size} is too small: it must be at least 256 "
+            f"(one token per byte) + {len(specials)} special tokens "
+            f"= {256 + len(specials)}"
         )
     if vocab_size - len(specials) > 0x110000:  # one character per symbol (see below)
-        raise ValueError(f"vocab_size={vocab_size} is too large: at most {0x110000 + len(specials):,} is supported")
+        raise ValueError(
+            f"vocab_size={vocab_size} is too large: "
+            f"at most {0x110000 + len(specials):,} is supported"
+        )
     counts = pretoken_counts(source, pattern, specials, processes)
     if not counts:
-        raise ValueError("the training corpus is empty (no text outside special tokens)")
+        raise ValueError(
+            "the training corpus is empty (no text outside special tokens)"
+        )
     num_merges = vocab_size - 256 - len(specials)
 
     # Distinct pre-tokens in a fixed order, so nothing depends on hash order.
@@ -220,8 +230,9 @@ def train(
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise ValueError(
-            f"training text contains a lone surrogate ({bad!r} in {exc.object!r}), which has no "
-            "UTF-8 form; fix the text (e.g. decode it with errors='replace') before training"
+            f"training text contains a lone surrogate ({bad!r} in {exc.object!r}), "
+            "which has no UTF-8 form; fix the text (e.g. decode it with "
+            "errors='replace') before training"
         ) from None
     # A word is a str with one character per symbol: chr(ID), so the bytes decoded
     # as Latin-1 to start with and chr(256 + k) for merge k. A pair is the
@@ -283,7 +294,7 @@ def train(
             word = words[w]
             i = word.find(pair)
             if i < 0:
-                continue  # the word index is a superset: this word lost the pair earlier
+                continue  # the index is a superset: this word lost the pair earlier
             c, end, last = freq[w], len(word) - 2, -1
             while i >= 0:
                 if i:
@@ -291,7 +302,7 @@ def train(
                         broken, made = new + pair[0], new + new
                     else:
                         broken, made = word[i - 1 : i + 1], word[i - 1] + new
-                    if broken != pair:  # "a a a": the merged pair itself is dropped below
+                    if broken != pair:  # "a a a": the merged pair is dropped below
                         k = pair_count[broken] - c
                         if k:
                             pair_count[broken] = k
@@ -333,8 +344,9 @@ def train(
             bar.update(1)
     if bar is not None:
         bar.close()
+    rarest = max(min_frequency, 1)
     warn_smaller("toklab.bpe.train", 256 + len(merges) + len(specials), vocab_size,
-                 f"after {len(merges)} merges no pair of adjacent tokens occurs {max(min_frequency, 1)} or more times",
-                 allow_smaller)
+                 f"after {len(merges)} merges no pair of adjacent tokens occurs "
+                 f"{rarest} or more times", allow_smaller)
     return ByteBPE(merges, pattern=pattern, special_tokens=specials)
 

@@ -222,7 +222,8 @@ class Pipeline(OffsetsMixin):
         """
         check_str(text)
         ids: list[int] = []
-        for piece, is_special in self.split_specials(text, allowed_special, disallowed_special):
+        segments = self.split_specials(text, allowed_special, disallowed_special)
+        for piece, is_special in segments:
             if is_special:
                 ids.append(self.special_tokens[piece])
             elif self._model_splits:
@@ -393,19 +394,25 @@ class Pipeline(OffsetsMixin):
             hf.normalizer = self.normalizer.to_hf()
         if self.pre_tokenizer is not None:
             hf.pre_tokenizer = self.pre_tokenizer.to_hf()
-        # Template tokens ([CLS], [SEP]) are special to HF too, so its decode skips them as ours does.
+        # Template tokens ([CLS], [SEP]) are special to HF too, so its decode
+        # skips them as ours does.
         template = dict(getattr(self.post_processor, "special_tokens", {}) or {})
         specials = {**template, **self.special_tokens}
         for token in sorted(specials, key=specials.__getitem__):
             # toklab cuts registered tokens out of the raw text, before the
             # normalizer, whole: normalized=False, no stripping, no word rule.
-            if token in self.non_special_tokens:
-                hf.add_tokens([AddedToken(token, special=False, normalized=False)])
+            ordinary = token in self.non_special_tokens
+            added = AddedToken(token, special=not ordinary, normalized=False)
+            if ordinary:
+                hf.add_tokens([added])
             else:
-                hf.add_special_tokens([AddedToken(token, special=True, normalized=False)])
-            if hf.token_to_id(token) != specials[token]:
-                raise ValueError(f"HF gave {token!r} the ID {hf.token_to_id(token)}, not {specials[token]}: "
-                                 "the model's vocabulary must hold each registered token at its ID")
+                hf.add_special_tokens([added])
+            got = hf.token_to_id(token)
+            if got != specials[token]:
+                raise ValueError(
+                    f"HF gave {token!r} the ID {got}, not {specials[token]}: the "
+                    "model's vocabulary must hold each registered token at its ID"
+                )
         if self.post_processor is not None:
             hf.post_processor = self.post_processor.to_hf()
         if self.decoder is not None:

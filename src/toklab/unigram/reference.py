@@ -50,8 +50,10 @@ _NEG_INF = float("-inf")
 MIN_EXPECTED_COUNT = 0.5
 
 
-def segmentations(text: str, vocab: Iterable[str] | Mapping[str, Any]) -> Iterator[list[str]]:
-    """Every way to cut ``text`` into pieces of ``vocab``, in lexicographic order of cut points.
+def segmentations(
+    text: str, vocab: Iterable[str] | Mapping[str, Any]
+) -> Iterator[list[str]]:
+    """Every way to cut ``text`` into pieces of ``vocab``, in order of cut points.
 
     A string of length n has up to 2**(n-1) segmentations, so this is for
     checking the dynamic programs on small words, nothing else.
@@ -67,7 +69,7 @@ def segmentations(text: str, vocab: Iterable[str] | Mapping[str, Any]) -> Iterat
 
 
 def reference_forward(text: str, probs: Mapping[str, float]) -> list[float]:
-    """The forward table in probability space: ``f[i]`` = P(text[:i]) summed over segmentations.
+    """The forward table: ``f[i]`` = P(text[:i]) summed over its segmentations.
 
     ``f[0] = 1`` and ``f[i] = sum over j < i of f[j] * p(text[j:i])``. This is
     the table the book computes by hand; `Unigram.forward` is the same
@@ -112,7 +114,7 @@ def reference_viterbi(text: str, scores: Mapping[str, float]) -> list[str]:
 def reference_expected_counts(
     word_counts: Mapping[str, float], probs: Mapping[str, float]
 ) -> dict[str, float]:
-    """The E-step by brute force: how often each piece is used, averaged over all segmentations.
+    """The E-step by brute force: each piece's count, averaged over all segmentations.
 
     Every segmentation of a word gets the posterior weight P(z) / P(word);
     a piece's expected count is the sum of those weights times the number of
@@ -132,7 +134,9 @@ def reference_expected_counts(
     return dict(expected)
 
 
-def reference_em_step(word_counts: Mapping[str, float], probs: Mapping[str, float]) -> dict[str, float]:
+def reference_em_step(
+    word_counts: Mapping[str, float], probs: Mapping[str, float]
+) -> dict[str, float]:
     """One EM iteration: expected counts (E-step), then renormalise them (M-step).
 
     Returns the new probability of every piece in ``probs`` (0 for pieces no
@@ -188,9 +192,12 @@ def reference_m_step(
 
 
 def reference_prune_loss(
-    word_counts: Mapping[str, float], scores: Mapping[str, float], *, protected: Collection[str] = ()
+    word_counts: Mapping[str, float],
+    scores: Mapping[str, float],
+    *,
+    protected: Collection[str] = (),
 ) -> dict[str, float]:
-    """For each piece that pruning may remove, the corpus log-likelihood lost without it (per word).
+    """For each piece pruning may remove, the log-likelihood lost without it (per word).
 
     1. Segment every word with Viterbi; ``freq[z]`` counts piece ``z``'s uses
        (weighted by word count), ``total`` all uses, ``N`` all words.
@@ -221,7 +228,8 @@ def reference_prune_loss(
         alt = reference_viterbi(piece, others)
         if sum(others[a] for a in alt) > scores[piece]:
             continue
-        log_alt = sum(math.log(freq[a] + f) for a in alt) - len(alt) * math.log(total + f * (len(alt) - 1))
+        log_alt = sum(math.log(freq[a] + f) for a in alt)
+        log_alt -= len(alt) * math.log(total + f * (len(alt) - 1))
         losses[piece] = f / n_words * ((math.log(f) - math.log(total)) - log_alt)
     return losses
 

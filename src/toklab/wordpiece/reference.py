@@ -84,7 +84,7 @@ def encode_word(
     prefix: str = "##",
     max_input_chars_per_word: int = 100,
 ) -> list[str]:
-    """Cut one pre-tokenized word longest-match-first; any failure makes the whole word ``unk_token``.
+    """Cut one word longest-match-first; any failure makes the whole word ``unk_token``.
 
     At each position try the longest remaining substring first and shorten it
     one character at a time until it is in the vocabulary (with ``prefix``
@@ -212,14 +212,16 @@ def reference_train(
     prefix: str = "##",
     initial: Sequence[str] | None = None,
 ) -> list[str]:
-    """Learn a WordPiece vocabulary (in ID order) from word counts, recounting everything each step.
+    """Learn a WordPiece vocabulary (in ID order) from word counts; recounts each step.
 
-    ``words`` maps pre-tokenized words to counts, e.g. ``{"hug": 10, "pug": 5}``.
+    ``words`` maps pre-tokenized words to counts, e.g. ``{"low": 5, "lower": 2}``.
     Each step counts every symbol and every adjacent pair (weighted by word
     count), scores the pairs that occur at least ``min_frequency`` times, and
     merges the best one everywhere (tie rule in the module docstring).
     """
-    vocab, index, items = prepare(words, vocab_size, special_tokens, score, min_frequency, prefix, initial)
+    vocab, index, items = prepare(
+        words, vocab_size, special_tokens, score, min_frequency, prefix, initial
+    )
     corpus = [([index[s] for s in split_word(w, prefix)], c) for w, c in items]
     while len(vocab) < vocab_size:
         symbols: Counter = Counter()

@@ -425,9 +425,15 @@ def test_entry_describes_its_exercise(label):
 
 
 def _exercise_text(label: str) -> str:
-    """The statement of exercise ``label`` in its chapter (between its label line and the solution)."""
+    """The statement of exercise ``label`` in its chapter (between its label line and the solution).
+
+    A section may be split into a main page and deep-dive pages (``ch02_1_bpe.md``,
+    ``ch02_1_bpe_fast.md``): the exercise is on exactly one of them.
+    """
     stem = label.split("-ex")[0]
-    (chapter,) = BOOK.glob(f"{stem}_*.md")
+    # the chapter file that holds the exercise (a chapter may have optional deep-dive pages)
+    (chapter,) = [path for path in BOOK.glob(f"{stem}_*.md")
+                  if f":label: {label}\n" in path.read_text(encoding="utf-8")]
     text = chapter.read_text(encoding="utf-8")
     start = text.index(f":label: {label}\n")
     return text[start : text.index(f"{{solution-start}} {label}", start)]
