@@ -37,8 +37,9 @@ def test_the_call_shown_is_the_one_the_checker_makes(label):
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_each_chapter_template_defines_every_graded_function_and_each_stub_says_what_to_write(chapter):
-    title, found = catalog.parse_chapter(next(BOOK.glob(f"{chapter}_*.md"), BOOK / f"{chapter}.md"))
-    text = catalog.template(chapter, title, found)
+    pages = sorted(BOOK.glob(f"{chapter}_*.md")) or [BOOK / f"{chapter}.md"]  # deep-dive pages too
+    parsed = [catalog.parse_chapter(page) for page in pages]
+    text = catalog.template(chapter, parsed[0][0], [ex for _, found in parsed for ex in found])
     graded = [e for e in REGISTRY.values() if e.chapter == chapter and e.graded]
     if not graded:
         assert text is None
@@ -48,6 +49,8 @@ def test_each_chapter_template_defines_every_graded_function_and_each_stub_says_
     assert len({e.function for e in graded}) == len(graded), "two exercises of a chapter ask for one name"
     for entry in graded:
         assert f"python -m toklab check {entry.label} {catalog.template_name(chapter)}" in text
+        stars = next(ex["difficulty"] for _, found in parsed for ex in found if ex["label"] == entry.label)
+        assert f'"""{entry.label} ({stars}): ' in text, f"{entry.label}: its difficulty is not its page's"
         stub = namespace[entry.function]
         assert list(inspect.signature(stub).parameters) == list(inspect.signature(entry.reference).parameters)
         with pytest.raises(NotImplementedError, match=f"{entry.label}: write {entry.function}"):

@@ -201,15 +201,18 @@ def _write_templates(app, exception) -> None:
 
     folder = Path(app.outdir) / ANSWERS_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    for docname in sorted(app.env.found_docs):
-        stem = docname.rsplit("/", 1)[-1]
-        chapter = re.match(r"ch\d\d(?:_\d+)?", stem)
+    chapters: dict[str, tuple[str, list[dict]]] = {}  # a chapter may have deep-dive pages: one template for all
+    for docname in sorted(app.env.found_docs):  # the chapter's main page (ch02_1_bpe) before ch02_1_bpe_fast
+        chapter = re.match(r"ch\d\d(?:_\d+)?", docname.rsplit("/", 1)[-1])
         if chapter is None:
             continue
         title, found = parse_text(_chapter_text(Path(app.env.doc2path(docname))))
-        text = template(chapter[0], title, found)
+        first_title, so_far = chapters.get(chapter[0], (title, []))
+        chapters[chapter[0]] = (first_title or title, so_far + found)
+    for chapter, (title, found) in chapters.items():
+        text = template(chapter, title, found)
         if text is not None:
-            (folder / f"{chapter[0]}_answers.py").write_text(text, encoding="utf-8")
+            (folder / f"{chapter}_answers.py").write_text(text, encoding="utf-8")
     (Path(app.outdir) / "_static" / _BOX_CSS).write_text(
         ".toklab-exercise-info { font-size: 0.9em; overflow-wrap: anywhere; }\n"
         ".toklab-exercise-info code { white-space: normal; overflow-wrap: anywhere; }\n", encoding="utf-8")
