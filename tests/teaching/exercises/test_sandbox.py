@@ -229,6 +229,15 @@ def test_a_chapter_notebook_runs_only_the_cells_the_function_needs(tmp_path):
     assert time.monotonic() - start < 30 and "results.json" not in outcome.report
 
 
+def test_a_notebook_that_does_not_load_in_time_names_the_cell_that_was_running(tmp_path):
+    cells = _cells("TABLE = {}", "while True:  # a cell the function needs, stuck\n    TABLE[0] = 1",
+                   "def my_encode(symbols, merges):\n    return TABLE")
+    path = tmp_path / "stuck.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "utf-8")
+    outcome = sandbox.run("ch02_1-ex2", path, limits=Limits(seconds=2))
+    assert outcome.status == "timeout" and "cell 2 of the notebook was running" in outcome.summary, outcome
+
+
 def test_the_cells_needed_follow_globals_in_place_changes_and_star_imports():
     cells = [(1, "import math\nfrom os.path import *"), (2, "SCALE = 2\nunused = 1"), (3, "SCALE *= 3"),
              (4, "TABLE = {}"), (5, "TABLE['a'] = SCALE"), (6, "TABLE.update(b=1)"), (7, "print(unused)"),

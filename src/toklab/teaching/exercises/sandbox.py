@@ -206,11 +206,16 @@ class _Worker:
                 return ready
             return {"event": "load-failed", "status": "error", "summary": f"the checker did not start within "
                     f"{STARTUP_SECONDS:g} s (is the machine overloaded?)"}
-        loaded = self._receive()
+        loaded, running = self._receive(), None
+        while loaded is not None and loaded.get("event") == "cell":  # a notebook's cells, one by one
+            running = loaded.get("number")
+            loaded = self._receive()
         if loaded is None:
             stop = self.dead or Interrupted("error", "the submission's process stopped")
-            return {"event": "load-failed", "status": stop.status, "summary": stop.summary.replace(
-                "no answer", "not loaded"), "report": stop.report}
+            summary = stop.summary.replace("no answer", "not loaded")
+            if isinstance(running, int) and stop.status in ("timeout", "memory", "crashed", "exited"):
+                summary += f"; cell {running} of the notebook was running"
+            return {"event": "load-failed", "status": stop.status, "summary": summary, "report": stop.report}
         return loaded
 
     def close(self) -> None:

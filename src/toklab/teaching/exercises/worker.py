@@ -308,8 +308,11 @@ def _frames(exc: BaseException, path: str) -> str:
         traceback.format_exception_only(type(exc), exc))
 
 
-def _load(path: Path, names: list[str]) -> tuple[Any, list[str]]:
-    """The submission as a module, and the notebook cells that raised (message each)."""
+def _load(path: Path, names: list[str], on_cell: Any = None) -> tuple[Any, list[str]]:
+    """The submission as a module, and the notebook cells that raised (message each).
+
+    ``on_cell(number)`` is called before each notebook cell runs (so that a timeout can name it).
+    """
     import importlib.machinery
     import importlib.util
     import types
@@ -327,6 +330,8 @@ def _load(path: Path, names: list[str]) -> tuple[Any, list[str]]:
     problems = []
     for number, source in needed_cells(notebook_source(path.read_text(encoding="utf-8"), path.name), names):
         where = f"{path} [cell {number}]"
+        if on_cell is not None:
+            on_cell(number)
         try:
             exec(compile(source, where, "exec"), module.__dict__)  # noqa: S102 - running the student's cells is the job
         except SystemExit:
@@ -336,13 +341,13 @@ def _load(path: Path, names: list[str]) -> tuple[Any, list[str]]:
     return module, problems
 
 
-def _loaded(path: Path, names: list[str], watch: _Watch, memory_mb: int) -> tuple[dict, Any]:
+def _loaded(path: Path, names: list[str], watch: _Watch, memory_mb: int, on_cell: Any = None) -> tuple[dict, Any]:
     """The message that says what loading the submission gave, and the function found (or None)."""
     from .harness import show
 
     where = str(path)
     try:
-        module, problems = _load(path, names)
+        module, problems = _load(path, names, on_cell)
     except SystemExit as exc:
         return {"event": "load-failed", "status": "exited", "summary": f"the file calls sys.exit({exc.code!r}) "
                 "when imported: keep the script part under if __name__ == '__main__':"}, None
@@ -431,7 +436,8 @@ def main(argv: list[str]) -> None:
         os._exit(0)
     channel.send(event="ready")
     path = Path(config["path"])
-    message, fn = _loaded(path, config["names"], watch, int(config["memory_mb"]))
+    message, fn = _loaded(path, config["names"], watch, int(config["memory_mb"]),
+                          lambda number: channel.send(event="cell", number=number))
     channel.send(**message)
     store: dict[int, Any] = {}
     while fn is not None:
