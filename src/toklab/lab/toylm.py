@@ -176,8 +176,15 @@ class EmbeddingLM:
         with threadpool_limits(limits=1):
             return self._fit(arr, steps, batch_size, lr, weight_decay, seed)
 
-    def _fit(self, arr: np.ndarray, steps: int, batch_size: int, lr: float, weight_decay: float,
-             seed: int) -> list[float]:
+    def _fit(
+        self,
+        arr: np.ndarray,
+        steps: int,
+        batch_size: int,
+        lr: float,
+        weight_decay: float,
+        seed: int,
+    ) -> list[float]:
         rng = np.random.default_rng(seed)
         beta1, beta2, eps = 0.9, 0.999, 1e-8
         losses = []

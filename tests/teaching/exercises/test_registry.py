@@ -224,10 +224,10 @@ def threshold_aiming_at_n_over_m(entropies, mean_size):
     return ranked[k] if k < len(ranked) else min(ranked, default=0.0) - 1.0
 
 
-def groups_from_the_left(pieces):
-    """One group size read from the left, the last piece may be shorter."""
+def groups_from_the_left(pieces, group):
+    """Groups of ``group`` read from the left, the last piece may be shorter."""
     sizes = [len(p) for p in pieces]
-    return all(n == sizes[0] for n in sizes[:-1]) and sizes[-1] <= sizes[0]
+    return all(n == group for n in sizes[:-1]) and sizes[-1] <= group
 
 
 def partial_by_high_first_byte(tokens):

@@ -55,9 +55,9 @@ def heal(
     """Back off the prompt's trailing tokens that a continuation could still change.
 
     The back-off point is the last *safe cut* of the prompt's final stretch of
-    ordinary text (`toklab.pre_tokenizers.patterns.safe_cut_points`: a letter followed by a
-    character that is neither letter, mark, digit nor apostrophe). Whether a
-    position is a safe cut depends only on the two characters around it, which
+    ordinary text (`toklab.pre_tokenizers.patterns.safe_cut_points`: a letter
+    followed by a character that is neither letter, mark, digit nor apostrophe).
+    Whether a position is a safe cut depends only on the two characters around it, which
     the prompt already holds, so the cut stays safe whatever text follows, and
     the tokens before it are a prefix of the encoding of the prompt plus *any*
     continuation. Without a safe cut the whole stretch after the last special
@@ -73,18 +73,29 @@ def heal(
     _check_backoff(max_backoff)
     prompt = utf8_text(prompt)
     if not prompt:
-        raise ValueError("the prompt is empty: there is no token to heal (generate without a constraint)")
-    allowed, disallowed = special.resolve_special_sets(tokenizer.special_tokens, allowed_special, disallowed_special)
+        raise ValueError(
+            "the prompt is empty: there is no token to heal "
+            "(generate without a constraint)"
+        )
+    allowed, disallowed = special.resolve_special_sets(
+        tokenizer.special_tokens, allowed_special, disallowed_special
+    )
     special.check_disallowed(prompt, disallowed)
     segments = list(special.split_on_specials(prompt, allowed))
-    ids = tokenizer.encode(prompt, allowed_special=allowed, disallowed_special=disallowed)
+    ids = tokenizer.encode(
+        prompt, allowed_special=allowed, disallowed_special=disallowed
+    )
     last_text, last_is_special = segments[-1]
     if last_is_special:
         return Healing(tuple(ids), b"", (), True)
     cuts = patterns.safe_cut_points(last_text, tokenizer.pattern)
     tail_ids = tokenizer.encode_ordinary(last_text[cuts[-1] :] if cuts else last_text)
-    if ids[len(ids) - len(tail_ids) :] != tail_ids:  # the safe-cut guarantee; never expected to fail
-        raise RuntimeError(f"the prompt's tokens do not end with the tokens after its last safe cut: {prompt!r}")
+    # the safe-cut guarantee; never expected to fail
+    if ids[len(ids) - len(tail_ids) :] != tail_ids:
+        raise RuntimeError(
+            "the prompt's tokens do not end with the tokens after its last safe "
+            f"cut: {prompt!r}"
+        )
     n = len(tail_ids) if max_backoff is None else min(len(tail_ids), max_backoff)
     if n == 0:
         return Healing(tuple(ids), b"", (), False)

@@ -170,7 +170,9 @@ def encode_with_unstable(
     A disallowed special in ``text`` raises ValueError (as `ByteBPE.encode`); so
     does a lone surrogate, which has no UTF-8 prefix to speak of.
     """
-    stable, unstable = _split_unstable(tokenizer, text, allowed_special, disallowed_special)
+    stable, unstable = _split_unstable(
+        tokenizer, text, allowed_special, disallowed_special
+    )
     if not unstable:
         return stable, []
     vocab = tokenizer.vocab
@@ -185,6 +187,7 @@ def encode_with_unstable(
     size = _last_char_is_space(data)
     if len(data) > 1 and 0 < size < len(data):
         priority = tokenizer.merge_ranks
-        parts = merge_bytes(data[:-size], priority) + merge_bytes(data[-size:], priority)
+        parts = merge_bytes(data[:-size], priority)
+        parts += merge_bytes(data[-size:], priority)
         found.add(tuple(trie.token_id(p) for p in parts))
     return stable, [list(seq) for seq in sorted(found)]
