@@ -96,7 +96,7 @@ def normalize_with_offsets(text: str, form: str) -> tuple[str, list[tuple[int, i
     unicodedata.normalize(form, text[start:end])``. Normalization never
     deletes a character, so every original position lies in some span.
     (Hugging Face ``tokenizers`` gives a composed character only the span of
-    its *first* source; see ``tests/normalizers/test_forms.py``.)
+    its *first* source.)
     """
     if form not in NORMAL_FORMS:
         raise ValueError(f"form must be one of {NORMAL_FORMS}, got {form!r}")
@@ -164,7 +164,8 @@ def normalize_with_offsets(text: str, form: str) -> tuple[str, list[tuple[int, i
     expected = unicodedata.normalize(form, text)
     if normalized != expected:  # would be a bug here, not a property of the input
         raise RuntimeError(
-            f"normalize_with_offsets disagrees with unicodedata.normalize({form!r}, ...) "
+            "normalize_with_offsets disagrees with "
+            f"unicodedata.normalize({form!r}, ...) "
             f"on {text!r}: {normalized!r} != {expected!r}; please report this input"
         )
     return normalized, offsets

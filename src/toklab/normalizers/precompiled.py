@@ -63,7 +63,9 @@ class Charsmap:
         return True
 
     def longest_match(self, data: bytes, pos: int) -> tuple[int, str]:
-        """``(length in bytes, replacement)`` of the longest key at ``data[pos:]``; ``(0, "")`` if none.
+        """``(length in bytes, replacement)`` of the longest key at ``data[pos:]``.
+
+        ``(0, "")`` if no key matches there.
 
         A double-array trie walk: from node ``n``, byte ``c`` leads to
         ``n ^ offset ^ c`` if that unit's label is ``c``; a unit flagged

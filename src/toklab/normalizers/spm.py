@@ -181,7 +181,7 @@ def whitespace_rules(
     remove_extra_whitespaces: bool = True,
     escape_whitespaces: bool = True,
 ) -> str:
-    """Join normalized chunks the way sentencepiece's normalizer does; the result is what the model sees.
+    """Join normalized chunks as sentencepiece's normalizer does: what the model sees.
 
     ``chunks`` are the normalizer's outputs in order (one per matched table
     entry or character). With ``remove_extra_whitespaces`` a chunk's leading

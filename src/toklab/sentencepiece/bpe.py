@@ -20,8 +20,10 @@ from .model_file import SPPiece
 __all__ = ["reference_bpe_segment", "bpe_segment", "bpe_merge", "SentencePieceBPE"]
 
 
-def reference_bpe_segment(symbols: Sequence[str], scores: Mapping[str, float]) -> list[str]:
-    """sentencepiece's BPE encoding, written plainly (quadratic; for reading and testing).
+def reference_bpe_segment(
+    symbols: Sequence[str], scores: Mapping[str, float]
+) -> list[str]:
+    """sentencepiece's BPE encoding, written plainly (quadratic; for reading, testing).
 
     Start from ``symbols`` (characters, and user-defined symbols kept whole).
     Repeatedly look at every adjacent pair whose concatenation is in
@@ -35,7 +37,9 @@ def reference_bpe_segment(symbols: Sequence[str], scores: Mapping[str, float]) -
         best = None
         for i in range(len(seq) - 1):
             merged = seq[i] + seq[i + 1]
-            if merged in scores and (best is None or scores[merged] > scores[seq[best] + seq[best + 1]]):
+            if merged not in scores:
+                continue
+            if best is None or scores[merged] > scores[seq[best] + seq[best + 1]]:
                 best = i
         if best is None:
             return seq

@@ -170,8 +170,10 @@ def _chars_are_pieces(normal: set[str]) -> None:
 
 
 def hf_tokenizer(pieces: Sequence[SPPiece], config: SPConfig, normalizer, decoder):
-    """A sentencepiece model as a whole ``tokenizers.Tokenizer``: `hf_model`, the normalizer's and decoder's
-    ``to_hf()``, and `hf_added_tokens` (special for control pieces)."""
+    """A sentencepiece model as a whole ``tokenizers.Tokenizer``.
+
+    `hf_model`, the normalizer's and decoder's ``to_hf()``, and `hf_added_tokens`
+    (special for control pieces)."""
     from tokenizers import Tokenizer
 
     hf = Tokenizer(hf_model(pieces, config))

@@ -16,6 +16,17 @@ figure so it is not shown twice.
 
 ``md_table(header, rows, align)`` writes a Markdown table for ``{glue:md}``.
 
+``html_table(header, rows)`` is the same as an HTML table a cell displays, for cells that
+hold more than Markdown can (several lines, token boxes). It carries no styling of its
+own: the site's stylesheet gives every such table one look and makes it scroll sideways on
+a phone when it must. ``RawHtml`` marks a cell that is already HTML, and
+``chunk_boxes(labels)`` draws a row of chunks or tokens as small boxes.
+
+``layers_svg(rows, title=...)`` draws a text as stacked rows of boxes on one shared axis
+(bytes, say): a grapheme over its code points over their bytes over the tokens that cut
+them. The chapters build the rows from real encodings and place the drawing with
+``{glue:figure}``; it is sized for a phone's column.
+
 The student edition (the book without solutions) is staged by `toklab.teaching.edition`;
 a sentencepiece model trained by the real library, in memory, comes from
 `toklab.sentencepiece.compare.train_sentencepiece`.
@@ -23,6 +34,7 @@ a sentencepiece model trained by the real library, in memory, comes from
 
 from __future__ import annotations
 
+import html
 import os
 import random
 import sys
@@ -37,6 +49,12 @@ __all__ = [
     "setup",
     "glue",
     "md_table",
+    "RawHtml",
+    "HtmlTable",
+    "html_table",
+    "chunk_boxes",
+    "Svg",
+    "layers_svg",
 ]
 
 #: Seed used for ``random`` and ``numpy.random`` in every chapter.
@@ -147,3 +165,125 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str) -
             raise ValueError(f"row {row!r} has {len(row)} cells; the header has {len(header)}")
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+class RawHtml(str):
+    """A table cell that is already HTML: ``html_table`` inserts it without escaping."""
+
+
+class HtmlTable:
+    """An HTML table that renders in a notebook (``_repr_html_``) and as text elsewhere."""
+
+    def __init__(self, header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> None:
+        self.header = [str(h) for h in header]
+        self.rows = [list(row) for row in rows]
+        for row in self.rows:
+            if len(row) != len(self.header):
+                raise ValueError(f"row {row!r} has {len(row)} cells; the header has {len(self.header)}")
+
+    @staticmethod
+    def _cell(value: Any) -> str:
+        if isinstance(value, RawHtml):
+            return str(value)
+        # A line break in a cell is kept: cells may list several short lines.
+        return html.escape(str(value)).replace("\n", "<br>")
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{self._cell(c)}</td>" for c in row) + "</tr>" for row in self.rows
+        )
+        return f'<table class="toklab-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+    def __repr__(self) -> str:
+        return "\n".join(" | ".join(str(c) for c in row) for row in [self.header, *self.rows])
+
+
+def html_table(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> HtmlTable:
+    """A table for a cell to display; every cell is escaped unless it is ``RawHtml``.
+
+    >>> html_table(["a", "b"], [[1, "x<y"]])._repr_html_().count("&lt;")
+    1
+    """
+    return HtmlTable(header, rows)
+
+
+_BOX = (
+    "border:1px solid #9ca3af;border-radius:3px;padding:0 2px;margin:1px;"
+    "font-family:monospace;white-space:pre;display:inline-block"
+)
+
+
+def chunk_boxes(labels: Iterable[str]) -> RawHtml:
+    """One small box per label (a chunk or a token, already made printable), as a cell."""
+    return RawHtml("".join(f'<span style="{_BOX}">{html.escape(label)}</span>' for label in labels))
+
+
+class Svg:
+    """An SVG drawing that a notebook displays as an image (``_repr_svg_``)."""
+
+    def __init__(self, markup: str) -> None:
+        self.markup = markup
+
+    def _repr_svg_(self) -> str:
+        return self.markup
+
+    def __str__(self) -> str:
+        return self.markup
+
+
+_FILLS = ("#dbeafe", "#fde68a")  # two tints, alternating, so neighbouring boxes part
+
+
+def layers_svg(
+    rows: Sequence[tuple[str, Sequence[tuple[str, int]]]], *, title: str, width: int = 420
+) -> Svg:
+    """Rows of boxes on one shared horizontal axis, each row under its heading.
+
+    ``rows`` is ``[(heading, [(label, units), ...]), ...]``: a box is ``units`` wide, and
+    every row must add up to the same number of units, so boxes line up across rows
+    where they cover the same stretch of the text. A label that does not fit its box at
+    a legible size is left out (the box still shows where the piece begins and ends).
+    ``title`` becomes the drawing's SVG title; the figure's alt text is the chapter's.
+    """
+    totals = {sum(units for _, units in boxes) for _, boxes in rows}
+    if len(totals) != 1:
+        raise ValueError(f"every row must span the same number of units, got {sorted(totals)}")
+    (total,) = totals
+    if total <= 0 or any(units <= 0 for _, boxes in rows for _, units in boxes):
+        raise ValueError("every box needs a positive width")
+    unit = width / total
+    head, box_h, gap = 18, 28, 10
+    y = 0.0
+    parts = []
+    for heading, boxes in rows:
+        y += head
+        parts.append(
+            f'<text x="0" y="{y - 5:.1f}" font-family="sans-serif" font-size="13" '
+            f'fill="#4b5563">{html.escape(heading)}</text>'
+        )
+        x = 0.0
+        for k, (label, units) in enumerate(boxes):
+            w = units * unit
+            parts.append(
+                f'<rect x="{x + 1:.1f}" y="{y:.1f}" width="{w - 2:.1f}" height="{box_h}" rx="3" '
+                f'fill="{_FILLS[k % 2]}" stroke="#6b7280" stroke-width="1"/>'
+            )
+            # A monospace glyph is about 0.62 em wide; shrink to 11 px at most, then omit.
+            size = min(15.0, (w - 6) / (0.62 * max(len(label), 1)))
+            if label and size >= 11:
+                parts.append(
+                    f'<text x="{x + w / 2:.1f}" y="{y + box_h / 2 + size * 0.35:.1f}" '
+                    f'text-anchor="middle" font-family="DejaVu Sans Mono, Menlo, Consolas, '
+                    f'monospace" font-size="{size:.1f}" fill="#111827">{html.escape(label)}</text>'
+                )
+            x += w
+        y += box_h + gap
+    height = y - gap + 2
+    return Svg(
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height:.0f}" '
+        f'width="{width}" height="{height:.0f}" role="img" '
+        f'style="max-width:100%;height:auto"><title>{html.escape(title)}</title>'
+        + "".join(parts)
+        + "</svg>"
+    )
