@@ -297,3 +297,26 @@ def test_decode_with_offsets_equals_tiktoken_on_adversarial_text(real, text, nam
     ids = tok.encode(text, allowed_special="all")
     ids = ids[: max(0, len(ids) - cut)]
     _same_decode_with_offsets(tok, enc, ids)
+
+
+def test_original_span_covers_every_source_and_places_empty_spans():
+    # NFD turns "é" (1 character) into "e" + U+0301: both come from original 0:1
+    normalized, align = offsets.alignment(UnicodeNormalizer("NFD"), "\u00e9a")
+    assert normalized == "e\u0301a"
+    assert offsets.original_span(align, 0, 1, 2) == (0, 1)
+    assert offsets.original_span(align, 1, 3, 2) == (0, 2)
+    # sources out of order (a reordered mark) still give the covering span
+    assert offsets.original_span([(3, 4), (1, 2)], 0, 2, 5) == (1, 4)
+    assert offsets.original_span(align, 2, 2, 2) == (1, 1)  # empty: where "a" starts
+    assert offsets.original_span(align, 3, 3, 2) == (2, 2)  # empty at the end
+    with pytest.raises(ValueError, match="not inside"):
+        offsets.original_span(align, 2, 4, 2)
+
+
+def test_utf16_offsets_count_surrogate_pairs():
+    from toklab.base.unicode import utf16_length
+
+    assert offsets.utf16_offsets("") == [0]
+    assert offsets.utf16_offsets("a\U0001f642\u9f98") == [0, 1, 3, 4]
+    text = "x\U0001f468\u200d\U0001f469\U00010348 e\u0301"
+    assert offsets.utf16_offsets(text) == [utf16_length(text[:k]) for k in range(len(text) + 1)]

@@ -139,7 +139,9 @@ def attention_mask(lengths: Sequence[int] | np.ndarray, width: int, *, side: str
     raise ValueError(f"side must be 'right' or 'left', got {side!r}")
 
 
-def loss_mask(lengths: Sequence[int] | np.ndarray, width: int, *, side: str = "right") -> np.ndarray:
+def loss_mask(
+    lengths: Sequence[int] | np.ndarray, width: int, *, side: str = "right"
+) -> np.ndarray:
     """``(B, width-1)`` bool: the next-token target at input position ``t`` is real.
 
     Target ``t`` is token ``t + 1``. It counts when both it and the token that
@@ -248,7 +250,8 @@ def pack(
 
 
 def block_diagonal_mask(doc: np.ndarray) -> np.ndarray:
-    """``(N, T, T)`` bool: query ``i`` may attend to key ``j`` iff ``j <= i`` in the same document.
+    """``(N, T, T)`` bool: query ``i`` may attend to key ``j`` iff ``j <= i``
+    in the same document.
 
     ``doc`` is ``(N, T)`` document indices, -1 for padding (which attends to
     nothing and is attended by nothing). Without it, packing lets a document

@@ -46,7 +46,16 @@ from typing import Any
 from ..base.special import SpecialSet
 from ..base.unicode import replace_surrogates
 
-__all__ = ["Encoding", "OffsetsMixin", "encode_with_offsets", "decode_with_offsets", "alignment", "utf8_offsets"]
+__all__ = [
+    "Encoding",
+    "OffsetsMixin",
+    "encode_with_offsets",
+    "decode_with_offsets",
+    "alignment",
+    "original_span",
+    "utf8_offsets",
+    "utf16_offsets",
+]
 
 Span = tuple[int, int]
 
@@ -68,6 +77,18 @@ def utf8_offsets(text: str) -> list[int]:
     starts = [0]
     for ch in text:
         starts.append(starts[-1] + len(ch.encode("utf-8")))
+    return starts
+
+
+def utf16_offsets(text: str) -> list[int]:
+    """UTF-16 code-unit offset of each character of ``text``, and of its end.
+
+    The coordinates of JavaScript strings and of many editors: a code point
+    above U+FFFF is a surrogate pair, two units; every other one is one unit.
+    """
+    starts = [0]
+    for ch in text:
+        starts.append(starts[-1] + (2 if ord(ch) > 0xFFFF else 1))
     return starts
 
 
@@ -178,6 +199,26 @@ def _unigram_spans(model: Any, chunk: str, n_ids: int) -> list[tuple[Span, Span 
     return out
 
 
+def original_span(align: Sequence[Span], start: int, end: int, length: int) -> Span:
+    """The span of the original text that normalized characters ``start:end`` came from.
+
+    ``align`` is the alignment map (per normalized character, its span in the
+    original, as `alignment` returns it) and ``length`` the original's length.
+    The answer is the smallest span covering every source: their minimum start
+    and maximum end, since canonical reordering can move a combining mark, so
+    sources need not come in order. An empty span stays empty, placed where the
+    next character comes from (at ``length`` after the last one).
+    """
+    if not 0 <= start <= end <= len(align):
+        raise ValueError(f"span {start}:{end} is not inside the "
+                         f"{len(align)} normalized characters")
+    sources = align[start:end]
+    if not sources:
+        where = align[start][0] if start < len(align) else length
+        return where, where
+    return min(s for s, _ in sources), max(e for _, e in sources)
+
+
 def encode_with_offsets(
     tokenizer: Any,
     text: str,
@@ -186,51 +227,56 @@ def encode_with_offsets(
     disallowed_special: SpecialSet = "all",
     add_special_tokens: bool = True,
 ) -> Encoding:
-    """Encode ``text`` and give every token its span in ``text`` (code points and UTF-8 bytes).
+    """Encode ``text`` and give every token its span in ``text``.
 
+    Spans are in code points (``offsets``) and in UTF-8 bytes (``byte_offsets``).
     The IDs equal ``tokenizer.encode(text, ...)``. ``tokenizer`` is a
     `toklab.Pipeline` (`toklab.WordPiece` is one) or a `toklab.ByteBPE`.
     """
     pipe = tokenizer.as_pipeline() if hasattr(tokenizer, "as_pipeline") else tokenizer
     if not hasattr(pipe, "split_specials"):
-        raise TypeError(f"encode_with_offsets needs a toklab Pipeline or ByteBPE, got {type(tokenizer).__name__}")
-    text = replace_surrogates(text)  # one U+FFFD per lone surrogate: positions are kept
-    byte_starts = utf8_offsets(text)
+        raise TypeError("encode_with_offsets needs a toklab Pipeline or ByteBPE, "
+                        f"got {type(tokenizer).__name__}")
+    text = replace_surrogates(text)  # one U+FFFD per lone surrogate: positions kept
+    at_byte = utf8_offsets(text)
     ids: list[int] = []
     spans: list[Span] = []
     byte_spans: list[Span] = []
-    pos = 0
-    for piece, is_special in pipe.split_specials(text, allowed_special, disallowed_special):
+    pos = 0  # where the current piece starts in text
+    pieces = pipe.split_specials(text, allowed_special, disallowed_special)
+    for piece, is_special in pieces:  # 1. specials, with their own spans
         if is_special:
             ids.append(pipe.special_tokens[piece])
             spans.append((pos, pos + len(piece)))
-            byte_spans.append((byte_starts[pos], byte_starts[pos + len(piece)]))
+            byte_spans.append((at_byte[pos], at_byte[pos + len(piece)]))
             pos += len(piece)
             continue
-        normalized, align = alignment(pipe.normalizer, piece)
-        identity = normalized == piece and all(s == (k, k + 1) for k, s in enumerate(align))
+        normalized, align = alignment(pipe.normalizer, piece)  # 2. the map
+        identity = normalized == piece and all(
+            s == (k, k + 1) for k, s in enumerate(align))
+        # without normalization, byte-level tokens keep their exact bytes
         piece_bytes = utf8_offsets(normalized) if identity else None
-        for chunk, start, _ in _chunks(pipe, normalized):
+        for chunk, start, _ in _chunks(pipe, normalized):  # 3. chunks
             chunk_ids = pipe.model.segment(chunk)
-            chunk_byte0 = piece_bytes[start] if piece_bytes is not None else 0
-            for i, ((a, b), exact) in zip(chunk_ids, _token_spans(pipe.model, chunk, chunk_ids)):
-                sources = align[start + a : start + b]
-                if sources:
-                    first, last = min(s for s, _ in sources) + pos, max(e for _, e in sources) + pos
-                else:  # an empty token: place it where it stands
-                    first = last = (align[start + a][0] if start + a < len(align) else len(piece)) + pos
-                if identity and exact is not None:  # byte-level, unnormalized: the token's own bytes
-                    byte_span = (byte_starts[pos] + chunk_byte0 + exact[0], byte_starts[pos] + chunk_byte0 + exact[1])
+            located = _token_spans(pipe.model, chunk, chunk_ids)  # 4. tokens
+            for i, ((a, b), exact) in zip(chunk_ids, located):
+                # 5. normalized characters -> original characters
+                first, last = original_span(align, start + a, start + b, len(piece))
+                first, last = first + pos, last + pos
+                if identity and exact is not None:
+                    base = at_byte[pos] + piece_bytes[start]
+                    byte_span = (base + exact[0], base + exact[1])
                 else:
-                    byte_span = (byte_starts[first], byte_starts[last])
+                    byte_span = (at_byte[first], at_byte[last])
                 ids.append(i)
                 spans.append((first, last))
                 byte_spans.append(byte_span)
         pos += len(piece)
     if add_special_tokens and pipe.post_processor is not None:
         processed = pipe.post_process(ids)
-        # The template only adds tokens around the sequence: find where the IDs sit in it.
-        lead = next(k for k in range(len(processed) - len(ids) + 1) if processed[k : k + len(ids)] == ids)
+        # The template only adds tokens around the sequence: find where the IDs sit.
+        lead = next(k for k in range(len(processed) - len(ids) + 1)
+                    if processed[k : k + len(ids)] == ids)
         tail = len(processed) - len(ids) - lead
         ids = processed
         spans = [(0, 0)] * lead + spans + [(0, 0)] * tail

@@ -33,8 +33,9 @@ def sentencepiece_alignment(normalizer: Any, text: str) -> tuple[str, list[int]]
     data = text.encode("utf-8")  # a lone surrogate raises here, as normalize does
     charsmap = normalizer.charsmap
     if charsmap is None and cfg.normalization != "identity":
-        raise TypeError(f"offsets through the {cfg.normalization!r} rule need the model's compiled charsmap "
-                        "(every model sentencepiece trains has one)")
+        raise TypeError(f"offsets through the {cfg.normalization!r} rule need the "
+                        "model's compiled charsmap (every model sentencepiece "
+                        "trains has one)")
     steps: list[tuple[str, int, int]] = []  # (output, start byte, length in bytes)
     pos = 0
     while pos < len(data):
@@ -42,7 +43,8 @@ def sentencepiece_alignment(normalizer: Any, text: str) -> tuple[str, list[int]]
         if length:
             out = data[pos : pos + length].decode("utf-8")
         else:
-            length, out = charsmap.longest_match(data, pos) if charsmap is not None else (0, "")
+            length, out = (charsmap.longest_match(data, pos) if charsmap is not None
+                           else (0, ""))
             if length == 0:
                 length = utf8_sequence_length(data[pos])
                 out = data[pos : pos + length].decode("utf-8")

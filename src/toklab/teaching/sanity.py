@@ -103,20 +103,27 @@ def check_train_vs_encode() -> str:
     words = {tuple("abab"): 3, tuple("abac"): 1}
     count = bpe.pair_counts(words)[("a", "b")]
     merges = bpe.reference_train(words, 3)
-    assert count == 7 and merges[0] == ("a", "b"), f"first merge {merges[:1]} with count {count}, not (a, b) with 7"
+    assert count == 7 and merges[0] == ("a", "b"), (
+        f"first merge {merges[:1]} with count {count}, not (a, b) with 7")
     by_rank = bpe.reference_encode(list("abc"), [("a", "b"), ("b", "c")])
     reversed_ = bpe.reference_encode(list("abc"), [("b", "c"), ("a", "b")])
-    assert (by_rank, reversed_) == (["ab", "c"], ["a", "bc"]), f"rank conflict gave {by_rank} and {reversed_}"
+    assert (by_rank, reversed_) == (["ab", "c"], ["a", "bc"]), (
+        f"rank conflict gave {by_rank} and {reversed_}")
     fast = ByteBPE([(b"a", b"b"), (b"b", b"c")])
-    assert fast.tokens(fast.encode("abc")) == [b"ab", b"c"], "ByteBPE does not follow the ranks"
+    assert fast.tokens(fast.encode("abc")) == [b"ab", b"c"], (
+        "ByteBPE does not follow the ranks")
     overlap = bpe.reference_encode(list("aaa"), [("a", "a")])
     assert overlap == ["aa", "a"], f"'aaa' gave {overlap}, not ['aa', 'a']"
     tok = ByteBPE([(a.encode(), b.encode()) for a, b in merges])
     for text in ("ababac", ROUND_TRIP, "abab abac 注 🙂"):
         ids = tok.encode(text)
-        assert tok.decode(ids) == text, f"decode(encode({text!r})) = {tok.decode(ids)!r}"
-        assert ids == tok.encode(text) and len(ids) <= len(text.encode("utf-8")), f"encoding of {text!r} unstable"
-    return f"merges {merges}; 'abc' -> {by_rank} by rank, {reversed_} reversed; 'aaa' -> {overlap}"
+        back = tok.decode(ids)
+        assert back == text, f"decode(encode({text!r})) = {back!r}"
+        stable = ids == tok.encode(text)
+        assert stable and len(ids) <= len(text.encode("utf-8")), (
+            f"encoding of {text!r} unstable")
+    return (f"merges {merges}; 'abc' -> {by_rank} by rank, {reversed_} reversed; "
+            f"'aaa' -> {overlap}")
 
 
 def check_wordpiece() -> str:

@@ -11,8 +11,8 @@ _SNIPPET = (
     "t = corpus.load('mixed', max_bytes=30_000).encode(); "
     "m = P.ByteNgramModel.train(t[:20_000], order=5); e = m.entropies(t[20_000:]); "
     "s = P.patch_starts(e, P.threshold_for_mean_size(e, 4.5, 'monotonic'), 'monotonic'); "
-    "h = P.hash_buckets(np.arange(0, 0x110000, 1009)); "
-    "print(hashlib.sha256(e.tobytes() + s.tobytes() + h.tobytes()).hexdigest())"
+    "h = P.hash_buckets(np.arange(0, 0x110000, 1009)); g = P.ngram_buckets(t, 5, 500_002); "
+    "print(hashlib.sha256(e.tobytes() + s.tobytes() + h.tobytes() + g.tobytes()).hexdigest())"
 )
 
 

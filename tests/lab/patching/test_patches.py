@@ -146,3 +146,24 @@ def test_boundary_kinds():
     assert P.byte_kind(b"\x00", 0) == "control"
     with pytest.raises(ValueError, match="outside"):
         P.boundary_kinds(b"ab", [2])
+
+
+@given(st.binary(max_size=300))
+def test_space_patches_follow_spacebytes_rule(data):
+    def spacelike(b):
+        return not (chr(b).isascii() and chr(b).isalnum()) and not 0x80 <= b <= 0xBF
+
+    assert P.is_spacelike(data).tolist() == [spacelike(b) for b in data]
+    starts = P.space_patch_starts(data).tolist()
+    expected = [i for i in range(len(data)) if i == 0 or (spacelike(data[i]) and not spacelike(data[i - 1]))]
+    assert starts == expected
+    assert b"".join(P.split_at(data, starts)) == data
+
+
+def test_space_patches_on_english_and_chinese():
+    en = "Patches that start at spaces, like this one.".encode()
+    assert [p.decode() for p in P.split_at(en, P.space_patch_starts(en))] == [
+        "Patches", " that", " start", " at", " spaces", ", like", " this", " one", "."]
+    zh = "中文没有空格，所以每个字".encode()
+    patches = P.split_at(zh, P.space_patch_starts(zh))
+    assert [p.decode() for p in patches] == list("中文没有空格，所以每个字")  # a lead byte is spacelike

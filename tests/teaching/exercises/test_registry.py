@@ -243,6 +243,33 @@ def mask_by_pad_id(ids, lengths):
     return ids[:, 1:] != 2  # PAD = EOS = 2 in the checker's batches
 
 
+def code_point_spans_unchanged(text, spans):
+    """Treats code points as UTF-16 units."""
+    return [tuple(span) for span in spans]
+
+
+def common_prefix_not_rounded(cached, request, block_size):
+    """The common ID prefix, as if the cache kept single tokens."""
+    if block_size < 1:
+        raise ValueError(block_size)
+    same = 0
+    for a, b in zip(cached, request):
+        if a != b:
+            break
+        same += 1
+    return same
+
+
+def first_cut_into_two_tokens(ranks):
+    """Splits each token where both halves are lower-ranked tokens, leftmost cut first."""
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(token) > 1:
+            merges.append(next((token[:i], token[i:]) for i in range(1, len(token))
+                               if ranks.get(token[:i], rank) < rank and ranks.get(token[i:], rank) < rank))
+    return merges
+
+
 def causal_only(doc):
     n, t = doc.shape
     return np.broadcast_to(np.tril(np.ones((t, t), dtype=bool)), (n, t, t))
@@ -349,6 +376,9 @@ SLIPS = {
     "ch05_3-ex1": (heal_one_token, "did not back off far enough"),
     "ch05_4-ex1": (mask_by_pad_id, "Build the mask from the lengths"),
     "ch05_4-ex2": (causal_only, "may not attend to another document"),
+    "ch05_5-ex2": (code_point_spans_unchanged, "surrogate pair"),
+    "ch05_6-ex4": (common_prefix_not_rounded, "Round down to a multiple of the block size"),
+    "ch05_7-ex4": (first_cut_into_two_tokens, "the merge is the cut BPE makes"),
     "ch06-ex1": (patch_starts_at_or_above, "strictly above the threshold"),
     "ch06-ex2": (threshold_aiming_at_n_over_m, "one patch too many"),
     "ch06-ex3": (colliding_pairs, "count code points"),

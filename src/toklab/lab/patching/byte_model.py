@@ -58,7 +58,8 @@ class ByteVocab:
         return self.offset + 256 + self.sentinels
 
     def encode(self, text: str, eos: bool = True) -> list[int]:
-        """The UTF-8 bytes of ``text`` shifted by `offset`, and the EOS ID (``"</s>"``) if ``eos``."""
+        """The UTF-8 bytes of ``text`` shifted by `offset`, then the EOS ID
+        (``"</s>"``) if ``eos``."""
         if not isinstance(text, str):
             raise TypeError(f"text must be str, got {type(text).__name__}")
         ids = [b + self.offset for b in text.encode("utf-8")]
@@ -156,11 +157,14 @@ class ByteNgramModel:
     _tables: tuple[_OrderTable, ...] = field(repr=False, compare=False)
 
     @classmethod
-    def train(cls, data: bytes, order: int = 5, discount: float = 0.75) -> "ByteNgramModel":
+    def train(cls, data: bytes, order: int = 5,
+              discount: float = 0.75) -> "ByteNgramModel":
         """Count the training bytes for every context length from 0 to ``order - 1``."""
         data = as_bytes(data)
-        if not isinstance(order, int) or isinstance(order, bool) or not 1 <= order <= _MAX_ORDER:
-            raise ValueError(f"order must be an int from 1 to {_MAX_ORDER}, got {order!r}")
+        bad_order = not isinstance(order, int) or isinstance(order, bool)
+        if bad_order or not 1 <= order <= _MAX_ORDER:
+            raise ValueError(f"order must be an int from 1 to {_MAX_ORDER}, "
+                             f"got {order!r}")
         if not 0.0 < discount < 1.0:
             raise ValueError(f"discount must be in (0, 1), got {discount!r}")
         if not data:
@@ -171,17 +175,19 @@ class ByteNgramModel:
             positions = np.arange(k, len(arr))
             if len(positions) == 0:  # training text shorter than the context
                 empty = np.zeros(0, dtype=np.uint64)
-                tables.append(_OrderTable(empty, np.zeros(0), empty, np.zeros(0), np.zeros(0)))
+                none = np.zeros(0)
+                tables.append(_OrderTable(empty, none, empty, none, none))
                 continue
             ctx = _context_ids(arr, k, positions)
             keys = (ctx << np.uint64(8)) | arr[positions].astype(np.uint64)
             keys, counts = np.unique(keys, return_counts=True)
             key_ctx = keys >> np.uint64(8)
-            contexts, first, types = np.unique(key_ctx, return_index=True, return_counts=True)
+            contexts, first, types = np.unique(key_ctx, return_index=True,
+                                               return_counts=True)
             totals = np.add.reduceat(counts, first)
-            tables.append(
-                _OrderTable(keys, counts.astype(np.float64), contexts, totals.astype(np.float64), types.astype(np.float64))
-            )
+            as_float = (a.astype(np.float64) for a in (counts, totals, types))
+            counts_f, totals_f, types_f = as_float
+            tables.append(_OrderTable(keys, counts_f, contexts, totals_f, types_f))
         return cls(order, float(discount), len(arr), tuple(tables))
 
     def _predict_chunk(self, arr: np.ndarray, start: int, stop: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Patches: MegaByte's fixed-size patches, BLT's entropy patches, and where their boundaries fall.
+"""Patches: MegaByte's fixed-size patches, BLT's entropy patches, SpaceByte's space patches, and where their boundaries fall.
 
 Every patching function returns patches whose concatenation is exactly the input.
 """
@@ -22,6 +22,8 @@ __all__ = [
     "threshold_for_mean_size",
     "byte_kind",
     "boundary_kinds",
+    "is_spacelike",
+    "space_patch_starts",
 ]
 
 #: The two boundary rules of BLT's entropy patching.
@@ -61,7 +63,7 @@ def split_at(data: bytes, starts: Sequence[int] | np.ndarray) -> list[bytes]:
 
 
 def fixed_patches(data: bytes, size: int) -> list[bytes]:
-    """MegaByte-style patches: consecutive runs of ``size`` bytes; the last may be shorter.
+    """MegaByte-style patches: runs of ``size`` bytes; the last may be shorter.
 
     >>> fixed_patches(b"abcdefghij", 4)
     [b'abcd', b'efgh', b'ij']
@@ -93,10 +95,12 @@ def _boundary_score(e: np.ndarray, rule: str) -> np.ndarray:
     raise ValueError(f"unknown rule {rule!r}; choose one of {', '.join(RULES)}")
 
 
-def patch_starts(entropies: Sequence[float] | np.ndarray, threshold: float, rule: str = "global") -> np.ndarray:
+def patch_starts(entropies: Sequence[float] | np.ndarray, threshold: float,
+                 rule: str = "global") -> np.ndarray:
     """Where entropy patches start: position 0, and every ``i >= 1`` where
 
-    * ``rule="global"``: ``entropies[i] > threshold`` (the next byte is hard to predict);
+    * ``rule="global"``: ``entropies[i] > threshold`` (the next byte is hard to
+      predict);
     * ``rule="monotonic"``: ``entropies[i] - entropies[i - 1] > threshold`` (the
       uncertainty jumps up, whatever its level).
 
@@ -105,7 +109,7 @@ def patch_starts(entropies: Sequence[float] | np.ndarray, threshold: float, rule
 
     >>> patch_starts([3.0, 0.5, 0.2, 2.9, 0.1], threshold=1.0).tolist()
     [0, 3]
-    >>> patch_starts([3.0, 0.5, 0.2, 2.9, 0.1], threshold=1.0, rule="monotonic").tolist()
+    >>> patch_starts([3.0, 0.5, 0.2, 2.9, 0.1], 1.0, rule="monotonic").tolist()
     [0, 3]
     """
     e = _check_entropies(entropies, None)
@@ -197,3 +201,30 @@ def boundary_kinds(data: bytes, starts: Sequence[int] | np.ndarray) -> Counter:
             raise ValueError(f"start {i} is outside data of {len(data)} bytes")
         counts[byte_kind(data, i)] += 1
     return counts
+
+
+def is_spacelike(data: bytes) -> np.ndarray:
+    """SpaceByte's *spacelike* bytes, one bool per byte: every byte that is not an ASCII
+    letter or digit and not a UTF-8 continuation byte (0x80-0xBF). Spaces and punctuation
+    are spacelike, and so is the first byte of every non-ASCII character."""
+    arr = np.frombuffer(as_bytes(data), dtype=np.uint8)
+    alnum = ((arr >= 0x30) & (arr <= 0x39)) | ((arr >= 0x41) & (arr <= 0x5A)) | ((arr >= 0x61) & (arr <= 0x7A))
+    continuation = (arr >= 0x80) & (arr <= 0xBF)
+    return ~(alnum | continuation)
+
+
+def space_patch_starts(data: bytes) -> np.ndarray:
+    """SpaceByte-style patch starts: position 0, and every spacelike byte (`is_spacelike`)
+    whose previous byte is not spacelike. A patch runs from such a byte up to the next:
+    in English, a space and the word after it.
+
+    >>> space_patch_starts(b"the cat, sat").tolist()
+    [0, 3, 7]
+    """
+    space = is_spacelike(data)
+    if len(space) == 0:
+        return np.zeros(0, dtype=np.intp)
+    first = space.copy()
+    first[1:] &= ~space[:-1]
+    first[0] = True
+    return np.flatnonzero(first).astype(np.intp)

@@ -19,11 +19,11 @@ SOURCE = r'''(ch08-l1)=
 :class: dropdown
 
 - **Words** give short sequences, but the vocabulary never stops growing as you read more text, a fixed list misses words of the next text, and `walk`, `walks`, `walked` share nothing.
-- **Characters or bytes** give a tiny vocabulary (bytes cover every text), but sequences several times longer: attention cost grows with the square of the length, the KV cache and the number of generation steps with the length.
+- **Characters or bytes** give sequences several times longer: attention cost grows with the square of the length, the KV cache and the number of generation steps with the length. Only bytes give a small, closed vocabulary: characters are tiny for English but number in the thousands for Chinese or Japanese, and a character-level model still meets characters it never saw.
 - **Subwords** keep frequent strings whole and cut rare ones into pieces, so the vocabulary is bounded and sequences stay short. Full coverage comes from what sits underneath: a byte alphabet or byte fallback. WordPiece still maps a word to `[UNK]`, and a sentencepiece model without byte fallback still emits `<unk>`.
 ```
 
-**Common mistake.** "A compromise", with neither end's cost made concrete; or believing that every subword tokenizer has no unknown tokens.
+**Common mistake.** "A compromise", with neither end's cost made concrete; believing that characters always make a tiny, closed vocabulary; or believing that every subword tokenizer has no unknown tokens.
 **Shown in** {ref}`ch01-words`, {ref}`ch01-chars-bytes`, {ref}`ch01-coverage`.
 
 (ch08-q2)=
@@ -52,7 +52,7 @@ SOURCE = r'''(ch08-l1)=
 ```
 
 **Common mistake.** Crediting BPE itself, or the proxy alphabet, with the coverage that comes from having all 256 bytes in the vocabulary.
-**Shown in** {ref}`ch03_1-oov`, {ref}`ch03_1-proxy`, {ref}`ch04_2-parallel`.
+**Shown in** {ref}`ch03_1-oov`, {ref}`ch03_1-proxy`, {ref}`ch04_2-parallel`; drill `byte-level`.
 
 (ch08-q4)=
 ### Q4. What are `Ġ` and `▁` in a token listing?
@@ -66,7 +66,7 @@ SOURCE = r'''(ch08-l1)=
 ```
 
 **Common mistake.** Calling them odd characters without saying what they stand for, or treating the two mechanisms as one.
-**Shown in** {ref}`ch03_1-proxy`, {ref}`ch03_2-g-vs-space`, {ref}`ch03_2-dummy`, {ref}`ch03_2-collapse`.
+**Shown in** {ref}`ch03_1-proxy`, {ref}`ch03_2-g-vs-space`, {ref}`ch03_2-dummy`, {ref}`ch03_2-collapse`; drill `byte-level` (where the `Ġ` and `Ċ` land).
 
 (ch08-q5)=
 ### Q5. What do WordPiece's `##` and `[UNK]` mean?
@@ -76,7 +76,7 @@ SOURCE = r'''(ch08-l1)=
 
 - `##` marks a piece that continues a word; the first piece of a word has no prefix. Encoding is longest match first, from the left.
 - If at some position no entry matches, the **whole word** becomes one `[UNK]`. With `{a, ##b, ##bc}`, `abc` is `a ##bc`; without `##bc` it is `[UNK]`, not `a ##b [UNK]`; with `{a, ab, ##bc}` it is `[UNK]` too, because `ab` matches first and the encoder never goes back to try `a` + `##bc`.
-- The rule is per word: the other words of the text are unaffected. A word longer than 100 characters is `[UNK]` without a search.
+- The rule is per word: the other words of the text are unaffected. A word longer than a limit is `[UNK]` without a search: 100 characters by default in Hugging Face's implementation, 200 in Google's original BERT code.
 ```
 
 **Common mistake.** Answering `a ##b [UNK]`, keeping the pieces found before the failure.
@@ -108,7 +108,7 @@ SOURCE = r'''(ch08-l1)=
 ```
 
 **Common mistake.** "PAD = EOS is a bug", without the mechanism that makes it one.
-**Shown in** {ref}`ch00-upstream` and exercise {ref}`ch00-ex2` (where the second BOS comes from); {doc}`§5.4 <ch05_4_special_tokens>` (special tokens) runs the masking bug.
+**Shown in** {ref}`ch00-upstream` and exercise {ref}`ch00-ex2` (where the second BOS comes from); {ref}`ch05_4-pad-eos` runs the masking bug.
 
 (ch08-q8)=
 ### Q8. Does `decode(encode(x)) == x` always hold? And `encode(decode(ids)) == ids`?
@@ -194,13 +194,13 @@ SOURCE = r'''(ch08-l1)=
 ```{admonition} Model answer
 :class: dropdown
 
-- GPT-2 (`r50k_base`): a run of digits is one pre-token, and BPE cuts it into whatever merges it learned, irregularly. Llama 2 splits every number into single digits {cite:p}`touvron2023llama`. `cl100k_base` and `o200k_base` cut digit runs into chunks of at most three, from the left: `12345` is `123` + `45`.
+- GPT-2 (`r50k_base`): a run of digits is one pre-token, and BPE cuts it into whatever merges it learned, irregularly. Llama 2 splits every number into single digits {cite:p}`touvron2023llama`. `cl100k_base`, `o200k_base` and Llama 3's tokenizer {cite:p}`grattafiori2024llama` cut digit runs into chunks of at most three, from the left: `12345` is `123` + `45`.
 - `\p{N}{1,3}` caps the pre-token; BPE then encodes each chunk, and no token crosses chunk boundaries.
 - Chunks from the left do not line up with place value, so the same digit position lands in different tokens in different numbers; but arithmetic also depends on data, position encoding and tools, so do not blame the tokenizer alone.
 ```
 
 **Common mistake.** Blaming weak arithmetic on the tokenizer alone; reading `{1,3}` as "every number token has three digits".
-**Shown in** {ref}`ch03_1-digits`; {doc}`§5.1 <ch05_1_digits_code>` (digits and code) measures the three schemes on real vocabularies.
+**Shown in** {ref}`ch03_1-digits`; {ref}`ch05_1-digits` measures the three schemes on real vocabularies.
 
 (ch08-q14)=
 ### Q14. What are subword regularization and BPE-dropout?
@@ -214,7 +214,7 @@ SOURCE = r'''(ch08-l1)=
 ```
 
 **Common mistake.** Reversing the direction of α, or assuming BPE has probabilities to sample.
-**Shown in** {ref}`ch02_3-sampling`, {ref}`ch02_1-dropout`.
+**Shown in** {ref}`ch02_3-sampling`, {ref}`ch02_1-dropout`; drills `unigram-sampling` and `bpe-dropout`.
 
 (ch08-q15)=
 ### Q15. How do you compare a tokenizer's efficiency on Chinese and English fairly?
@@ -238,7 +238,7 @@ SOURCE = r'''(ch08-l1)=
 
 - Training maximises the marginal likelihood P(x) = Σ over segmentations z of Π p(zᵢ). The E-step computes each piece's expected count under the posterior over *all* segmentations (forward–backward); the M-step renormalises.
 - Counting only the Viterbi segmentation is hard EM, which optimises something else. Viterbi is for encoding.
-- The two are different numbers: for `abab` under the seed's five pieces the best path has probability {glue:text}`q16-best:.2f`, the string {glue:text}`q16-marginal:.8f`.
+- The two are different numbers: for `abab` under the five pieces of {ref}`ch02_3-model` the best path has probability {glue:text}`q16-best:.2f`, the string {glue:text}`q16-marginal:.8f`.
 ```
 
 **Common mistake.** "Viterbi in training and at inference."
@@ -256,7 +256,7 @@ SOURCE = r'''(ch08-l1)=
 ```
 
 **Common mistake.** Knowing only the trailing-space case; thinking healing is something the model does.
-**Shown in** {ref}`ch07-d06`; exercise {ref}`ch08-ex1`; drill `prefix-instability`; {doc}`§5.3 <ch05_3_token_healing>` (prefix instability and token healing) measures it on `cl100k_base` and builds token healing.
+**Shown in** {ref}`ch07-d06`; exercise {ref}`ch08-ex1`; drill `prefix-instability`; {ref}`ch05_3-measured` measures it on `cl100k_base`, and {ref}`ch05_3-healing` builds token healing.
 
 (ch08-q18)=
 ### Q18. What are glitch tokens such as SolidGoldMagikarp?
@@ -270,7 +270,7 @@ SOURCE = r'''(ch08-l1)=
 ```
 
 **Common mistake.** Telling it as folklore, without the chain vocabulary–corpus mismatch → untrained rows.
-**Shown in** {ref}`ch04_3-glitch`; {doc}`§5.2 <ch05_2_glitch_tokens>` (glitch tokens) looks for them in real vocabularies and shows the mechanism on a model.
+**Shown in** {ref}`ch04_3-glitch`; {ref}`ch05_2-vocabulary` looks for them in real vocabularies, and {ref}`ch05_2-mechanism` shows the mechanism on a model.
 
 (ch08-l3)=
 ## Level 3: systems
@@ -311,12 +311,12 @@ SOURCE = r'''(ch08-l1)=
 :class: dropdown
 
 - **Speculative decoding**: the target model verifies the draft's tokens by comparing the two models' probabilities of the same token, so both need the same vocabulary {cite:p}`leviathan2023fast,chen2023accelerating`. Different tokenizers need a string-level scheme of their own.
-- **Distillation**: matching logits position by position needs the same vocabulary and the same positions; sequence-level distillation (training on the teacher's text) does not.
+- **Distillation**: matching logits position by position needs the same vocabulary and the same positions. Matching hidden states across two tokenizers needs an alignment of their tokens' spans in the text, since position k is a different piece of text in each. Sequence-level distillation (training on the teacher's text) needs neither.
 - **Prefix and KV caches**: a hit needs an exact prefix of token IDs. The same string can become different IDs (prefix instability, a changed template or tokenizer version), so "same text" is not enough; for a patch-based model the patcher is part of the key.
 ```
 
 **Common mistake.** "Change the tokenizer and the cache breaks", with no precise condition; not knowing that sequence-level distillation crosses tokenizers.
-**Shown in** {ref}`ch06-obstacles`, {ref}`ch07-d06`; {doc}`§5.6 <ch05_6_inference_stack>` (the inference stack) covers each component.
+**Shown in** {ref}`ch06-obstacles`, {ref}`ch07-d06`; {ref}`ch05_6-ids`, {ref}`ch05_6-positions` and {ref}`ch05_6-cache` take the components one by one.
 
 (ch08-q22)=
 ### Q22. Design offset mapping: how do tokens point back into the original text?
@@ -326,11 +326,11 @@ SOURCE = r'''(ch08-l1)=
 
 - Name the coordinates: characters of the normalized text, code points of the original, UTF-8 bytes, UTF-16 code units (what JavaScript counts), grapheme clusters.
 - Normalization changes lengths: NFKC turns `ﬃ` into `ffi` (1 to 3 code points) and `Ａ` into `A` (one code point either way, 3 bytes to 1); NFC turns `e` + U+0301 into `é` (2 to 1). Without an alignment map the tokenizer's offsets, which are in normalized text, cannot be mapped back.
-- Keep a map from every normalized character to its source span (one-to-many and many-to-one), report offsets in a declared unit, and test them in bytes and in code points.
+- Keep a map from every normalized character to its source span (one-to-many and many-to-one), report offsets in a declared unit, and test them in bytes and in code points. Hugging Face's fast tokenizers and sentencepiece report offsets in the original text through exactly such a map.
 ```
 
 **Common mistake.** "Use `return_offsets_mapping`", without the two layers of coordinates underneath.
-**Shown in** {ref}`ch03_3-coordinates`, {ref}`ch03_3-offsets`, {ref}`ch03_3-nfkc`, {ref}`ch03_3-e-acute`; {doc}`§5.5 <ch05_5_offsets>` (offsets) follows them from tokens back to the original text.
+**Shown in** {ref}`ch03_3-coordinates`, {ref}`ch03_3-offsets`, {ref}`ch03_3-nfkc`, {ref}`ch03_3-e-acute`; {ref}`ch05_5-normalization` and {ref}`ch05_5-sentencepiece` follow them from tokens back to the original text.
 
 (ch08-q23)=
 ### Q23. You are training the tokenizer for a new LLM. How do you design the corpus and the configuration?
@@ -367,14 +367,14 @@ SOURCE = r'''(ch08-l1)=
 ```{admonition} Model answer
 :class: dropdown
 
-- A user's text that contains `<|im_end|>` must not become the control token. Whether it does depends on the API: tiktoken refuses a disallowed special by raising, and `allowed_special` turns it into its ID. The real defence is separate channels: the template's control tokens are inserted as IDs by code, and user content is encoded with special-token recognition off. Tests compare IDs, because both versions decode to the same text.
+- A user's text that contains `<|im_end|>` must not become the control token. Whether it does depends on the API: tiktoken refuses a disallowed special by raising, `allowed_special` turns it into its ID, and `disallowed_special=()` encodes it as ordinary text. The real defence is separate channels: the template's control tokens are inserted as IDs by code, and user content is encoded with special-token recognition off. Tests compare IDs, because both versions decode to the same text.
 - Specials are matched before normalization, or a full-width lookalike becomes a control token after NFKC.
 - Training side: the attention mask is not the loss mask; loss on assistant turns only; document boundaries when packing; BOS written twice; PAD = EOS masked by value.
 - Version the whole tokenizer (normalizer, regex, merges, specials, template, library versions): a `vocab.json` alone drifts silently.
 ```
 
 **Common mistake.** "Filter special strings out of the user's input", which neither covers lookalikes nor fixes the API configuration, and ignores the training side.
-**Shown in** {ref}`ch00-upstream`, {ref}`ch03_2-symbols`; {doc}`§5.4 <ch05_4_special_tokens>` (special tokens) covers masks, packing and injection, {doc}`§5.7 <ch05_7_versioning>` (versioning) what must be frozen and hashed.
+**Shown in** {ref}`ch00-upstream`, {ref}`ch03_2-symbols`; {ref}`ch05_4-injection`, {ref}`ch05_4-roles` and {ref}`ch05_4-packing` cover injection, masks and packing, {ref}`ch05_7-components` what must be frozen and hashed.
 '''
 
 HEADINGS = {
@@ -398,6 +398,7 @@ HEADINGS = {
     'ch02_2-score': '§2.2 “The score: frequency relative to the parts”',
     'ch02_2-unk': '§2.2 “Whole-word `[UNK]` on text the vocabulary was not built for”',
     'ch02_3-em': '§2.3 “Training: EM with expected counts”',
+    'ch02_3-model': '§2.3 “The model: a probability for every piece”',
     'ch02_3-sampling': '§2.3 “Subword regularization: sampling with an inverse temperature”',
     'ch02_3-viterbi': '§2.3 “Viterbi: the best single path”',
     'ch02_4-table': '§2.4 “The table”',
@@ -433,6 +434,21 @@ HEADINGS = {
     'ch04_3-glitch': '§4.3 “Mean initialisation is half a glitch token”',
     'ch04_3-lexical': '§4.3 “A lexical addition changes exactly where the new token joins old parts”',
     'ch04_3-resize': '§4.3 “Resize both ends, and the optimizer”',
+    'ch05_1-digits': '§5.1 “Three generations of digit rules”',
+    'ch05_2-mechanism': '§5.2 “The mechanism on a model”',
+    'ch05_2-vocabulary': '§5.2 “What the vocabulary file alone reveals”',
+    'ch05_3-healing': '§5.3 “Token healing”',
+    'ch05_3-measured': '§5.3 “How often, on real text”',
+    'ch05_4-injection': '§5.4 “Injection: what a registered special in user text becomes”',
+    'ch05_4-packing': '§5.4 “Packing”',
+    'ch05_4-pad-eos': '§5.4 “The PAD = EOS bug”',
+    'ch05_4-roles': '§5.4 “Three roles, two masks”',
+    'ch05_5-normalization': '§5.5 “Through a lossy normalizer”',
+    'ch05_5-sentencepiece': '§5.5 “SentencePiece: spans by origin”',
+    'ch05_6-cache': '§5.6 “What a prefix cache keys on”',
+    'ch05_6-ids': '§5.6 “One string, three sets of IDs”',
+    'ch05_6-positions': '§5.6 “Positions almost line up, IDs do not”',
+    'ch05_7-components': '§5.7 “The components”',
     'ch06-blt': '§6 “BLT: patches where the next byte is hard”',
     'ch06-byt5': '§6 “ByT5: bytes in, 384 IDs”',
     'ch06-canine': '§6 “CANINE: code points, hashes and downsampling”',

@@ -45,7 +45,7 @@ def _backoff(merges: Sequence[Merge], text: str, k: int) -> int:
 def check_backoff(run: Run, fn: Callable[[list[Merge], str, int], int]) -> None:
     """Check a reader's ``backoff(merges, text, k) -> int``."""
     d06 = [("a", "b"), ("ab", "c")]
-    cases = [(d06, "abc", 2, "the classic case: encode('ab') = [ab], encode('abc') = [abc]"),
+    cases = [(d06, "abc", 2, "the merges a+b, ab+c: encode('ab') = [ab], encode('abc') = [abc]"),
              (d06, "abc", 1, "cut after 'a'"),
              (d06, "abcab", 3, "a stable cut: the prompt ends on a token boundary"),
              ([("a", "b"), ("c", "d"), ("ab", "cd")], "abcd", 3, "two tokens must go: [ab, c] vs [abcd]")]
