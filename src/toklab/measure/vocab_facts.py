@@ -1,4 +1,4 @@
-"""Facts about real vocabularies, computed from their files: sizes, ID holes, overlaps, Chinese tokens.
+"""Facts about real vocabularies, from their files: sizes, holes, overlaps, Chinese.
 
 "How big is this vocabulary?" has five answers, and real files disagree on all of them:
 
@@ -6,7 +6,8 @@
   SentencePiece model's normal, byte and user-defined pieces; a WordPiece list
   without its bracketed specials);
 * ``special``: registered control tokens (``<|endoftext|>``, ``<s>``, ``[CLS]``);
-* ``entries``: ``len(tokenizer)``, the distinct IDs that mean something;
+* ``entries``: ``len(tokenizer)``, the distinct IDs that mean something (fewer than
+  ordinary + special when two special names share an ID);
 * ``id_space``: largest ID + 1 (tiktoken's ``n_vocab``), larger than ``entries``
   when the ID space has holes;
 * ``embedding_rows``: a property of the *model*, not of the tokenizer file, often
@@ -32,6 +33,7 @@ from ..bpe import ByteBPE
 __all__ = [
     "FiveNumbers",
     "of_bpe",
+    "of_ranks",
     "of_sentencepiece",
     "of_wordpiece",
     "id_holes",
@@ -54,13 +56,21 @@ class FiveNumbers:
     id_space: int
     embedding_rows: int | None = None
 
+    @property
+    def holes(self) -> int:
+        """IDs below ``id_space`` that no token has."""
+        return self.id_space - self.entries
+
     def row(self) -> list[object]:
         """Cells for a table: name, the five numbers (``"—"`` where unknown)."""
         rows = "—" if self.embedding_rows is None else f"{self.embedding_rows:,}"
-        return [self.name, f"{self.ordinary:,}", f"{self.special:,}", f"{self.entries:,}", f"{self.id_space:,}", rows]
+        sizes = (self.ordinary, self.special, self.entries, self.id_space)
+        return [self.name, *(f"{n:,}" for n in sizes), rows]
 
 
-def of_bpe(tokenizer: ByteBPE, name: str, embedding_rows: int | None = None) -> FiveNumbers:
+def of_bpe(
+    tokenizer: ByteBPE, name: str, embedding_rows: int | None = None
+) -> FiveNumbers:
     """The five numbers of a byte-level BPE tokenizer (a tiktoken-style rank file)."""
     return FiveNumbers(
         name=name,
@@ -72,8 +82,27 @@ def of_bpe(tokenizer: ByteBPE, name: str, embedding_rows: int | None = None) -> 
     )
 
 
-def of_sentencepiece(model_file: str | os.PathLike, name: str, embedding_rows: int | None = None) -> FiveNumbers:
-    """The five numbers of a SentencePiece ``.model``, read with the sentencepiece library.
+def of_ranks(
+    ranks: Mapping[bytes, int],
+    special_tokens: Mapping[str, int],
+    name: str,
+    embedding_rows: int | None = None,
+) -> FiveNumbers:
+    """The five numbers of a rank table and its specials, which may share IDs.
+
+    For encodings a `ByteBPE` cannot hold (tiktoken's ``o200k_harmony`` gives two
+    special names one ID): ``special`` counts names, ``entries`` distinct IDs.
+    """
+    ids = set(ranks.values()) | set(special_tokens.values())
+    return FiveNumbers(
+        name, len(ranks), len(special_tokens), len(ids), max(ids) + 1, embedding_rows
+    )
+
+
+def of_sentencepiece(
+    model_file: str | os.PathLike, name: str, embedding_rows: int | None = None
+) -> FiveNumbers:
+    """The five numbers of a SentencePiece ``.model``, read with ``sentencepiece``.
 
     Control pieces and the unknown piece count as special; normal, byte, user-defined
     and unused pieces as ordinary. Piece IDs are dense, so entries = ID space.
@@ -90,16 +119,21 @@ def of_sentencepiece(model_file: str | os.PathLike, name: str, embedding_rows: i
 BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
-def of_wordpiece(vocab: Sequence[str], name: str, embedding_rows: int | None = None) -> FiveNumbers:
-    """The five numbers of a WordPiece vocabulary list (ID = position); BERT's specials are special.
+def of_wordpiece(
+    vocab: Sequence[str], name: str, embedding_rows: int | None = None
+) -> FiveNumbers:
+    """The five numbers of a WordPiece list (ID = position), BERT's specials apart.
 
     The ``[unusedN]`` rows stay ordinary entries (they are rows reserved
     for fine-tuning, not registered control tokens).
     """
     if len(set(vocab)) != len(vocab):
-        raise ValueError(f"{name}: the vocabulary lists a token twice, so IDs are ambiguous")
+        raise ValueError(
+            f"{name}: the vocabulary lists a token twice, so IDs are ambiguous"
+        )
     special = sum(1 for t in vocab if t.upper() in BERT_SPECIALS)
-    return FiveNumbers(name, len(vocab) - special, special, len(vocab), len(vocab), embedding_rows)
+    n = len(vocab)
+    return FiveNumbers(name, n - special, special, n, n, embedding_rows)
 
 
 def id_holes(tokenizer: ByteBPE) -> list[int]:
@@ -114,7 +148,8 @@ class RankOverlap:
 
     shared: int  # token byte strings in both
     same_id: int  # ... that also have the same ID in both
-    prefix: int  # length of the longest run of IDs 0, 1, 2, ... that mean the same bytes in both
+    # length of the longest run of IDs 0, 1, 2, ... that mean the same bytes in both
+    prefix: int
     only_a: int
     only_b: int
 
@@ -128,7 +163,8 @@ def compare_ranks(a: Mapping[bytes, int], b: Mapping[bytes, int]) -> RankOverlap
     prefix = 0
     while prefix in a_by_id and a_by_id[prefix] == b_by_id.get(prefix):
         prefix += 1
-    return RankOverlap(len(shared), same, prefix, len(a) - len(shared), len(b) - len(shared))
+    n = len(shared)
+    return RankOverlap(n, same, prefix, len(a) - n, len(b) - n)
 
 
 def digit_tokens(tokens: Mapping[bytes, int] | Sequence[bytes]) -> Counter:

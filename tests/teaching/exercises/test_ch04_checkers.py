@@ -29,8 +29,9 @@ def test_mean_of_all_rows_and_in_place_edits_are_rejected():
         out[emb.shape[0]:] = emb.mean(axis=0)
         return out
 
-    with pytest.raises(CheckFailure, match="old_segmentation"):
+    with pytest.raises(CheckFailure, match="old_segmentation") as failure:
         ch04_3.check_mean_init(mean_of_all)
+    assert "mean of *all* old rows" in str(failure.value)  # named as a choice, with its aim
 
     def in_place(old, new, emb):
         grown = _mean_init(old, new, emb)

@@ -53,6 +53,11 @@ def _row_hint(old: ByteBPE, new: ByteBPE, emb: np.ndarray, i: int, row: np.ndarr
         return "new rows start as the mean of the rows of the old tokens the new token joins, not at zero."
     if np.allclose(row, emb[parts].sum(axis=0)):
         return "that is the sum of the old rows; divide by how many there are (the mean)."
+    if np.allclose(row, emb[: old.n_vocab].mean(axis=0)):
+        return ("that is the mean of *all* old rows (Hugging Face's mean_resizing, torchtune's "
+                "resize): a sound choice with another aim, keeping the new tokens' output "
+                "logits small; this exercise asks for the mean of the token's own old "
+                "segmentation (toklab.lab.extension.old_segmentation).")
     bytes_mean = emb[list(new.id_to_token(i))].mean(axis=0)
     if np.allclose(row, bytes_mean):
         return ("that averages the rows of the token's single *bytes*; average its old segmentation instead "
