@@ -136,7 +136,7 @@ def test_a_far_too_slow_solution_fails_its_large_case(label, slow):
     assert failure.slow and "(timed)" in failure.case, failure.report()
     assert failure.number == harness.count_cases(label)  # every other case passed: only the speed is wrong
     seconds, ratio = re.search(r"after (\d+\.\d\d) s, (\d+)x toklab's", failure.got).groups()
-    assert float(seconds) > SLOW_MARGIN and int(ratio) >= SLOW_RATIO
+    assert float(seconds) >= SLOW_MARGIN and int(ratio) >= SLOW_RATIO  # stopped at its budget (shown to 0.01 s)
     assert time.monotonic() - start < 60
 
 
