@@ -12,16 +12,19 @@ normalization cannot be undone, and the WordPiece decoder even guesses spaces.
 - `SentencePieceDecoder`: byte pieces ``<0xXX>`` are reassembled, ``▁`` becomes a
   space, control pieces vanish, the unknown piece prints as a marker, and the
   space implied by the dummy prefix is dropped.
+- `DecoderChain`: Hugging Face's decoder steps as a ``tokenizer.json`` lists them
+  (``Metaspace``, ``ByteFallback``, ``Fuse``, ``Strip``, ``Replace``), each run on the
+  list of token strings as HF runs it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .base.pieces import SPACE, UNK_SURFACE, byte_of_piece, unescape
 
-__all__ = ["ByteLevelDecoder", "WordPieceDecoder", "SentencePieceDecoder", "decode_utf8_per_byte"]
+__all__ = ["ByteLevelDecoder", "WordPieceDecoder", "SentencePieceDecoder", "DecoderChain", "decode_utf8_per_byte"]
 
 def decode_utf8_per_byte(data: bytes) -> str:
     """UTF-8 decode where every byte outside a valid character becomes one U+FFFD.
@@ -182,3 +185,111 @@ class SentencePieceDecoder:
                                       decoders.Fuse(), decoders.Strip(" ", 1, 0)])
         scheme = "always" if self.add_dummy_prefix or self.remove_extra_whitespaces else "never"
         return decoders.Sequence([decoders.Metaspace(SPACE, scheme), *byte, decoders.Replace(unk, unk_surface)])
+
+
+@dataclass(frozen=True)
+class DecoderChain:
+    """Hugging Face decoder steps, each a dict as ``tokenizer.json`` writes it, run in order.
+
+    Every step maps the list of token strings to a new list, as HF's ``decode_chain``
+    does, and the result is joined:
+
+    - ``Metaspace``: ``▁`` (its replacement) becomes a space, except that in the
+      *first* token every ``▁`` is dropped unless the prepend scheme is ``never``;
+    - ``ByteFallback``: a run of ``<0xXX>`` tokens becomes the text of its bytes, or one
+      U+FFFD per token if they are not valid UTF-8;
+    - ``Fuse``: all tokens become one;
+    - ``Strip``: each token loses up to ``start`` leading and ``stop`` trailing ``content``;
+    - ``Replace``: each token has a string replaced (HF's decoders take a string).
+    """
+
+    steps: tuple[dict, ...] = field(default_factory=tuple)
+
+    #: The step types it runs.
+    KINDS = ("Metaspace", "ByteFallback", "Fuse", "Strip", "Replace")
+
+    def __post_init__(self) -> None:
+        for step in self.steps:
+            kind = step.get("type")
+            if kind not in self.KINDS:
+                raise ValueError(f"decoder {kind} is not implemented (toklab runs {', '.join(self.KINDS)})")
+            if kind == "Replace" and list(step["pattern"]) != ["String"]:
+                raise ValueError(f"decoder Replace({step['pattern']!r}): toklab replaces strings, not regexes")
+
+    def decode(self, tokens: Sequence[str]) -> str:
+        tokens = list(tokens)
+        for step in self.steps:
+            tokens = _decode_step(step, tokens)
+        return "".join(tokens)
+
+    def to_hf(self):
+        """The chain as ``tokenizers.decoders`` objects (one, or a ``Sequence``)."""
+        from tokenizers import decoders
+
+        out = []
+        for step in self.steps:
+            kind = step["type"]
+            if kind == "Metaspace":
+                out.append(decoders.Metaspace(replacement=step.get("replacement", SPACE),
+                                              prepend_scheme=_scheme(step), split=step.get("split", True)))
+            elif kind == "Strip":
+                out.append(decoders.Strip(step["content"], step.get("start", 0), step.get("stop", 0)))
+            elif kind == "Replace":
+                out.append(decoders.Replace(step["pattern"]["String"], step["content"]))
+            else:
+                out.append(getattr(decoders, kind)())
+        return out[0] if len(out) == 1 else decoders.Sequence(out)
+
+
+def _scheme(step: Mapping) -> str:
+    if step.get("add_prefix_space") is False:
+        return "never"
+    return step.get("prepend_scheme", "always")
+
+
+def _decode_step(step: Mapping, tokens: list[str]) -> list[str]:
+    kind = step["type"]
+    if kind == "Metaspace":
+        rep, keep_first = step.get("replacement", SPACE), _scheme(step) == "never"
+        return [t.replace(rep, " ") if i or keep_first else t.replace(rep, "") for i, t in enumerate(tokens)]
+    if kind == "Fuse":
+        return ["".join(tokens)]
+    if kind == "Replace":
+        old, new = step["pattern"]["String"], step["content"]
+        return [t.replace(old, new) for t in tokens] if old else tokens
+    if kind == "Strip":
+        content, start, stop = step["content"], step.get("start", 0), step.get("stop", 0)
+        out = []
+        for t in tokens:
+            a = 0
+            while a < min(start, len(t)) and t[a] == content:
+                a += 1
+            b = len(t)
+            while len(t) - b < stop and b > a and t[b - 1] == content:
+                b -= 1
+            out.append(t[a:b])
+        return out
+    out, pending = [], bytearray()
+    for t in tokens + [None]:
+        value = byte_value(t) if t is not None else None
+        if value is not None:
+            pending.append(value)
+            continue
+        if pending:
+            try:
+                out.append(bytes(pending).decode("utf-8"))
+            except UnicodeDecodeError:
+                out.extend("\ufffd" for _ in pending)
+            pending.clear()
+        if t is not None:
+            out.append(t)
+    return out
+
+
+def byte_value(token: str) -> int | None:
+    """The byte a ``<0xXX>`` token stands for, as HF's ``ByteFallback`` reads it (hex of either case); None otherwise."""
+    if len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+        digits = token[3:5]
+        if all(c in "0123456789abcdefABCDEF" for c in digits):
+            return int(digits, 16)
+    return None

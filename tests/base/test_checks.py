@@ -181,3 +181,23 @@ def test_training_files_that_are_not_utf8_are_named(tmp_path):
     for train in (lambda p: bpe.train(p, 300), lambda p: wordpiece.train(p, 80), lambda p: tsp.train(p, 60)):
         with pytest.raises(ValueError, match=r"latin1\.txt is not UTF-8 text \(invalid continuation byte: byte 0xe9\)"):
             train(pathlib.Path(path))
+
+
+def test_a_file_name_given_as_text_is_refused_with_the_fix(tmp_path, monkeypatch):
+    """``train_bpe("corpus.txt")`` once trained on the ten characters of the name, with only a size warning."""
+    import pathlib
+
+    from toklab import sentencepiece as tsp
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus").write_text(TEXT, encoding="utf-8")  # an existing file, whatever its name
+    trainers = {"train_bpe": lambda s: toklab.train_bpe(s, 300), "train_wordpiece": lambda s: wordpiece.train(s, 80),
+                "train_unigram": lambda s: unigram.train(s, 60), "sentencepiece.train": lambda s: tsp.train(s, 60)}
+    for name, train in trainers.items():
+        for given in ("corpus.txt", "data/wiki.jsonl", "corpus"):
+            with pytest.raises(ValueError, match=rf"source {given!r} looks like a file name.*pathlib.Path"):
+                train(given)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert toklab.train_bpe(pathlib.Path("corpus"), 300).merges == bpe.train(TEXT, 300).merges
+        assert len(wordpiece.train("notes on corpus.txt and more", 40, allow_smaller=True)) > 5  # text that names one

@@ -40,7 +40,7 @@ def test_unigram_trains_on_normalized_escaped_lines_as_sentencepiece_does(toklab
     out = tmp_path / "unigram.json"
     result = toklab("train", "unigram", texts["en"], texts["zh"], "--vocab-size", 1200, "--byte-fallback", "-o", out)
     assert result.status == 0, result.err
-    assert "toklab-sentencepiece JSON" in result.out and "cannot write sentencepiece .model" in result.out
+    assert "toklab-sentencepiece JSON" in result.out and "cannot write" not in result.out and "yet" not in result.out
     config = SPConfig(model_type="unigram", byte_fallback=True)
     normalizer = SentencePieceNormalizer(config)
     lines = [normalizer.normalize(line) for text in _read(texts["en"], texts["zh"]) for line in text.splitlines()]
@@ -93,7 +93,6 @@ def test_bad_input_is_refused_before_training_with_one_line(toklab, texts, tmp_p
         (("train", "bpe", texts["en"], "--vocab-size", 300), 2, "-o/--output"),
         (("train", "bpe", texts["en"], "--vocab-size", 300, "-o", texts["en"]), 2, "is one of the training files"),
         (("train", "bpe", texts["en"], "--vocab-size", 300, "-o", tmp_path / "no" / "x.json"), 1, "does not exist"),
-        (("train", "unigram", texts["en"], "--vocab-size", 300, "-o", tmp_path / "m.model"), 2, "cannot write"),
         (("train", "bpe", texts["en"], "--vocab-size", 300, "--pattern", "gpt5", "-o", out), 2, "invalid choice"),
         (("train", "bpe", texts["en"], "--vocab-size", 300, "--cased", "-o", out), 2, "unrecognized arguments"),
         (("train", "sentencepiece", texts["en"]), 2, "invalid choice: 'sentencepiece'"),

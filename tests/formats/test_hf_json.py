@@ -337,8 +337,8 @@ REFUSED = [
     ("wordpiece", ["normalizer"], {"type": "NFC"}, "NFC"),
     ("wordpiece", ["pre_tokenizer"], {"type": "Whitespace"}, "Whitespace"),
     ("wordpiece", ["decoder"], {"type": "WordPiece", "prefix": "@@", "cleanup": True}, "WordPiece"),
-    ("sp", ["pre_tokenizer"], {"type": "Metaspace", "replacement": SPACE, "prepend_scheme": "first", "split": False},
-     "Metaspace"),
+    ("sp", ["pre_tokenizer"], {"type": "Sequence", "pretokenizers": [{"type": "Whitespace"}, {
+        "type": "Metaspace", "replacement": SPACE, "prepend_scheme": "first", "split": False}]}, "Whitespace"),
     ("sp", ["normalizer"], {"type": "NFKC"}, "NFKC"),
     ("sp", ["decoder"], {"type": "WordPiece", "prefix": "##", "cleanup": True}, "WordPiece"),
     ("sp", ["model", "unk_id"], None, "unk_id"),
@@ -384,8 +384,21 @@ def test_files_and_bad_documents(tmp_path, trained_bpe):
         from_hf_json(tmp_path / "missing.json")
     broken = tmp_path / "broken.json"
     broken.write_text('{"model": {', encoding="utf-8")
-    with pytest.raises(ValueError, match="broken.json is not valid JSON"):
+    with pytest.raises(ValueError, match="broken.json is not a valid tokenizer.json file"):
         from_hf_json(broken)
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"model": ' + "[" * 100_000, encoding="utf-8")
+    with pytest.raises(ValueError, match="nested too deeply"):
+        from_hf_json(deep)
+    document = json.loads(trained_bpe.to_hf_json())
+    for key, value, phrase in (("vocab", None, "lacks the field 'vocab'"), ("merges", 5, "wrong type or shape")):
+        bad = json.loads(json.dumps(document))
+        if value is None:
+            del bad["model"][key]
+        else:
+            bad["model"][key] = value
+        with pytest.raises(ValueError, match=phrase):
+            from_hf_json(bad)
     with pytest.raises(ValueError, match="not a tokenizer.json"):
         from_hf_json('{"vocab": {}}')
     with pytest.raises(ValueError, match="not a tokenizer.json"):

@@ -173,14 +173,41 @@ def test_unigram_decode_of_unknowns_and_control_pieces():
     assert model.decode([bos, *model.encode("\u2581cat"), eos]) == "\u2581cat"  # control pieces vanish
 
 
-def test_lone_surrogates_and_bool_ids_get_clear_errors():
-    """A sentencepiece model cannot take a lone surrogate (nor can the library): say where it is."""
+def test_lone_surrogates_follow_one_rule_and_bool_ids_get_clear_errors():
+    """A lone surrogate is U+FFFD in a sentencepiece model too (toklab's one rule; the library refuses the str)."""
     from toklab import ByteBPE, SentencePieceTokenizer
     from toklab.sentencepiece.model_file import SPConfig
 
     tok = SentencePieceTokenizer([("<unk>", 0.0, "unknown"), ("a", -1.0), ("b", -2.0)], SPConfig(normalization="identity"))
-    with pytest.raises(ValueError, match=r"lone surrogate \(U\+D800\) at position 1"):
-        tok.encode("a\ud800b")
+    assert tok.encode("a\ud800b") == tok.encode("a\ufffdb") == [0, 1, 0, 2]  # ▁ and U+FFFD unknown
     cl100k = ByteBPE.from_tiktoken("cl100k_base")
     with pytest.raises(ValueError, match="not a bool"):
         cl100k.id_to_token(True)
+
+
+def test_every_tokenizer_reads_a_lone_surrogate_as_u_fffd():
+    """One rule (tiktoken's): a lone surrogate has no UTF-8 form and encodes as U+FFFD, in every family."""
+    import warnings
+
+    from toklab import ByteBPE, SentencePieceTokenizer, WordPiece, train_wordpiece
+    from toklab.sentencepiece.model_file import SPConfig
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wp = train_wordpiece("hello world the quick brown fox " * 30, 120, allow_smaller=True)
+    tokenizers = {
+        "ByteBPE": ByteBPE.from_tiktoken("cl100k_base"),
+        "WordPiece": wp,
+        "WordPiece without clean_text": WordPiece([*sorted(wp.get_vocab(), key=wp.get_vocab().get), "\ufffd"],
+                                                  clean_text=False),  # U+FFFD a token: a surrogate is it
+        "SentencePieceTokenizer": SentencePieceTokenizer([("<unk>", 0.0, "unknown"), ("a", -1.0), ("b", -2.0)],
+                                                         SPConfig(normalization="identity")),
+        "Unigram": _built("unigram"),
+        "Pipeline": _built("pipeline"),
+    }
+    for name, tok in tokenizers.items():
+        for text, same in (("he\ud800llo", "he\ufffdllo"), ("a\udfffb \ud83d", "a\ufffdb \ufffd")):
+            assert tok.encode(text) == tok.encode(same), name
+            if hasattr(tok, "encode_with_offsets"):
+                got, want = tok.encode_with_offsets(text), tok.encode_with_offsets(same)
+                assert list(got.ids) == list(want.ids) and got.offsets == want.offsets, name

@@ -107,8 +107,8 @@ def test_offsets_equal_the_regex_matches_positions(name, text):
     assert patterns.split_with_offsets(text, name) == expected
 
 
-def test_offsets_of_a_pattern_that_skips_characters_are_its_match_positions():
-    assert patterns.split_with_offsets("ab, cd", r"\w+") == [("ab", 0, 2), ("cd", 4, 6)]
+def test_offsets_of_a_pattern_that_skips_characters_cover_the_gaps_too():
+    assert patterns.split_with_offsets("ab, cd", r"\w+") == [("ab", 0, 2), (", ", 2, 4), ("cd", 4, 6)]
     assert patterns.split_with_offsets("", "cl100k") == []
     with pytest.raises(TypeError, match="text must be str"):
         patterns.split_with_offsets(b"ab", "cl100k")

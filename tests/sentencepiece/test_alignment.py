@@ -80,8 +80,9 @@ def test_conventions_bos_eos_and_errors():
     body = enc.offsets[1:-1]
     assert body[2:5] == ((1, 1), (1, 1), (1, 2))  # 龘's three byte pieces: the last one covers it
     assert text[slice(*body[-2])] == " "  # the ▁ made from the space
-    with pytest.raises(ValueError, match="lone surrogate"):
-        tok.encode_with_offsets("a\ud800")
+    surrogate = tok.encode_with_offsets("a\ud800")  # U+FFFD in its place: one code point, the same spans
+    replaced = tok.encode_with_offsets("a\ufffd")
+    assert list(surrogate.ids) == list(replaced.ids) and surrogate.offsets == replaced.offsets
     with pytest.raises(TypeError, match="str"):
         tok.encode_with_offsets(b"a")
     rule_only = toklab.SentencePieceTokenizer(tok.pieces, dataclasses.replace(tok.config, charsmap=None))

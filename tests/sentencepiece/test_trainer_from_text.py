@@ -194,3 +194,16 @@ def test_no_piece_mixes_scripts_and_defaults_are_close_to_sentencepiece(model_ty
     assert jaccard > (0.98 if model_type == "bpe" else 0.78)
     off = tsp.train(train, 2000, model_type=model_type, byte_fallback=True, split_by_unicode_script=False)
     assert any(len(script_runs(p.piece)) > 1 for p in off.pieces if p.kind == "normal")
+
+
+def test_sentences_longer_than_max_sentence_length_are_skipped_and_counted():
+    from toklab.base.checks import LongSentenceWarning
+
+    text = lines("en", 20_000)
+    huge = "qwertyuiopasdfghjklzxcvbnm" * 7_700  # one 200,000-byte "sentence" without a space
+    with pytest.warns(LongSentenceWarning, match=r"toklab.sentencepiece.train skipped 1 sentence longer than "
+                                                 r"max_sentence_length=4,192 UTF-8 bytes \(the longest had 200,200\)"):
+        tok = tsp.train([*text[:5], huge, *text[5:]], 600)
+    assert [p.piece for p in tok.pieces] == [p.piece for p in tsp.train(text, 600).pieces]
+    with pytest.raises(ValueError, match="longer than max_sentence_length=10 bytes"), pytest.warns(LongSentenceWarning):
+        tsp.train(["a long enough sentence", "another one"], 100, max_sentence_length=10)

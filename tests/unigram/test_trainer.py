@@ -110,3 +110,20 @@ def test_train_errors_and_degenerate_corpora():
         train(["ab"], 10, special_tokens=["<unk>"])
     with pytest.raises(TypeError):
         train([b"ab"], 10)
+
+
+def test_one_huge_line_is_skipped_as_sentencepiece_skips_it():
+    """200,000 characters without a space, and a megabyte of one character: seconds, not minutes and gigabytes."""
+    from toklab.base.checks import LongSentenceWarning
+
+    lines = tiny_corpus()
+    huge = ["qwertyuiopasdfghjklzxcvbnm" * 7_700, "x" * 1_000_000]
+    with pytest.warns(LongSentenceWarning, match=r"skipped 2 sentences longer than max_sentence_length=4,192 UTF-8 "
+                                                 r"bytes \(the longest had 1,000,000\)"):
+        model = train([lines[0], huge[0], *lines[1:], huge[1]], 400)
+    assert model.entries() == train(lines, 400).entries()  # as if they were never there
+    short = [ln for ln in lines if len(ln.encode("utf-8")) <= 60]
+    with pytest.warns(LongSentenceWarning, match=f"skipped {len(lines) - len(short)} sentences"):
+        assert train(lines, 300, max_sentence_length=60).entries() == train(short, 300).entries()
+    with pytest.raises(ValueError, match="max_sentence_length must be >= 1"):
+        train(lines, 300, max_sentence_length=0)

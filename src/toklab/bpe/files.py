@@ -21,9 +21,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..base.files import atomic_write
 from ..base.unicode import from_proxy, to_proxy
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "payload", "fingerprint", "write", "read_checked", "read", "hf_model"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "payload", "fingerprint", "write", "parse_json", "read_checked", "read",
+           "hf_model"]
 
 FORMAT = "toklab-bpe"
 FORMAT_VERSION = 1
@@ -58,10 +60,24 @@ def fingerprint(content: Mapping[str, Any]) -> str:
 
 
 def write(path: str | os.PathLike, content: Mapping[str, Any]) -> None:
-    """Write ``content`` plus its ``sha256`` as indented JSON."""
+    """Write ``content`` plus its ``sha256`` as indented JSON (`toklab.base.files.atomic_write`: all or nothing)."""
     data = dict(content)
     data["sha256"] = fingerprint(content)
-    Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+
+
+def parse_json(text: str, source: Any, name: str = "JSON", **options: Any) -> Any:
+    """``json.loads(text)``, with a ValueError naming ``source`` for text that is not JSON or is nested too deeply.
+
+    Python's parser recurses once per level, so a file of 100,000 ``[`` would
+    otherwise end in a RecursionError rather than a message about the file.
+    """
+    try:
+        return json.loads(text, **options)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{source} is not a valid {name} file (truncated or not JSON: {exc})") from None
+    except RecursionError:
+        raise ValueError(f"{source} is not a valid {name} file: its JSON is nested too deeply to be one") from None
 
 
 def read_checked(path: Path, fmt: str, version: int, name: str) -> dict[str, Any]:
@@ -72,11 +88,10 @@ def read_checked(path: Path, fmt: str, version: int, name: str) -> dict[str, Any
     anything else than an intact file of that format and version.
     """
     try:
-        content = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not a valid {name} file (truncated or not JSON: {exc})") from None
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path} is not UTF-8 text: {exc}") from None
+    content = parse_json(text, path, name)
     if not isinstance(content, dict) or content.get("format") != fmt:
         raise ValueError(f"{path} is not a {name} file (format field is not {fmt!r})")
     if content.get("version") != version:
@@ -102,16 +117,46 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
     """
     path = Path(path)
     content = read_checked(path, FORMAT, FORMAT_VERSION, "toklab BPE")
+    missing = [key for key in ("pattern", "special_tokens", "merges", "vocab") if key not in content]
+    if missing:
+        raise ValueError(f"{path} lacks the field{'s' * (len(missing) > 1)} {', '.join(missing)} a toklab-bpe file holds")
+    pattern, specials, lines, table = (content[k] for k in ("pattern", "special_tokens", "merges", "vocab"))
+    _expect(path, "pattern", pattern, isinstance(pattern, str) and bool(pattern), "a regular expression or a pattern "
+            "name (a non-empty string)")
+    _expect(path, "special_tokens", specials, isinstance(specials, dict) and all(
+        isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in specials.values()),
+        "an object mapping each special token to its ID (a non-negative integer)")
+    _expect(path, "merges", lines, isinstance(lines, list) and all(isinstance(m, str) for m in lines),
+            'a list of "left right" strings')
+    _expect(path, "vocab", table, table is None or (isinstance(table, dict) and all(
+        isinstance(t, str) for t in table.values())), "null or an object mapping IDs to tokens")
     merges = []
-    for k, line in enumerate(content["merges"]):
+    for k, line in enumerate(lines):
         a, sep, b = line.partition(" ")
         if not sep or not a or not b:
             raise ValueError(f"{path}: merge {k} is malformed: {line!r}")
-        merges.append((from_proxy(a), from_proxy(b)))
+        merges.append((_bytes(path, f"merge {k}", a), _bytes(path, f"merge {k}", b)))
     vocab = None
-    if content["vocab"] is not None:
-        vocab = {int(i): from_proxy(t) for i, t in content["vocab"].items()}
-    return {"merges": merges, "vocab": vocab, "pattern": content["pattern"], "special_tokens": content["special_tokens"]}
+    if table is not None:
+        vocab = {}
+        for i, t in table.items():
+            if not (i.isascii() and i.isdigit()):
+                raise ValueError(f"{path}: vocab has the key {i!r}, which is not an ID (a non-negative integer)")
+            vocab[int(i)] = _bytes(path, f"vocab entry {i}", t)
+    return {"merges": merges, "vocab": vocab, "pattern": pattern, "special_tokens": specials}
+
+
+def _bytes(path: Path, where: str, proxy: str) -> bytes:
+    try:
+        return from_proxy(proxy)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {where}: {exc}") from None
+
+
+def _expect(path: Path, field: str, value: Any, ok: bool, what: str) -> None:
+    if not ok:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise ValueError(f"{path}: the field {field!r} must be {what}, got {type(value).__name__} {shown}")
 
 
 def hf_model(tokenizer: Any):

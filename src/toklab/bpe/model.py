@@ -369,9 +369,12 @@ class ByteBPE(OffsetsMixin):
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "ByteBPE":
-        """Read a file written by `save`, verifying its SHA-256 fingerprint."""
+        """Read a file written by `save`, verifying its SHA-256 fingerprint; ValueError naming the file otherwise."""
         args = files.read(path)
-        return cls(args.pop("merges"), **args)
+        try:
+            return cls(args.pop("merges"), **args)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
     def mergeable_ranks(self) -> dict[bytes, int]:
         """Token bytes -> ID, the table tiktoken calls ``mergeable_ranks``.
@@ -382,16 +385,24 @@ class ByteBPE(OffsetsMixin):
         return dict(self._encoder)
 
     def to_tiktoken(self, name: str = "toklab"):
-        """A `tiktoken.Encoding` that encodes exactly as this tokenizer does."""
+        """A `tiktoken.Encoding` that encodes exactly as this tokenizer does.
+
+        tiktoken drops the text a pattern does not match; a custom pattern is
+        therefore handed over with a second branch for its gaps
+        (`toklab.pre_tokenizers.patterns.gap_keeping`), so that tiktoken keeps them
+        as toklab does.
+        """
         import tiktoken
 
         # tiktoken merges by rank = ID, so the merge order must agree with ID order.
         ids = [self._encoder[t] for t in sorted(self._ranks, key=self._ranks.__getitem__)]
         if ids != sorted(ids):
             raise ValueError("this tokenizer's IDs are not in merge order, so tiktoken cannot represent it")
+        source = patterns.resolve(self.pattern)
+        if patterns.pattern_name(self.pattern) is None:
+            source = patterns.gap_keeping(source)
         return tiktoken.Encoding(
-            name, pat_str=patterns.resolve(self.pattern), mergeable_ranks=self.mergeable_ranks(),
-            special_tokens=dict(self.special_tokens),
+            name, pat_str=source, mergeable_ranks=self.mergeable_ranks(), special_tokens=dict(self.special_tokens),
         )
 
     def to_hf(self):

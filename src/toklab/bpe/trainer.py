@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..base import special
-from ..base.checks import check_int, not_utf8, type_name, warn_smaller
+from ..base.checks import check_int, check_not_a_file_name, not_utf8, type_name, warn_smaller
 from ..pre_tokenizers import patterns
 from .model import ByteBPE
 from .reference import TieBreak, check_tie_break
@@ -111,6 +111,7 @@ def pretoken_counts(
     specials = tuple(special_tokens)
     patterns.compiled(pattern)  # fail early on a bad pattern
     if isinstance(source, str):
+        check_not_a_file_name(source)
         # In ~1 MB blocks (cut where the pre-tokens cannot change), so the list of
         # pre-tokens in memory at once is a block's, not the whole text's.
         jobs: Iterable[str] = text_blocks(source, pattern, specials)

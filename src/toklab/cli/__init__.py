@@ -115,6 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     prog = f"toklab {args.command}"
+    if sys.stdout is None:  # started with standard output closed (>&-): whatever it printed would be lost
+        if sys.stderr is not None:
+            print(f"{prog}: error: standard output is closed, so there is nowhere to print the result", file=sys.stderr)
+        return 1
     try:
         return by_name[args.command].run(args)
     except CommandError as exc:

@@ -15,13 +15,18 @@ itself raises; `toklab.cli.main` prints either as one line,
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO, NoReturn, TextIO
 
-__all__ = ["Command", "CommandError", "Parser", "decode_utf8", "opened", "read_text", "read_text_file", "use_color"]
+from ..base.files import STREAM_LIMIT, InputTooLarge, read_limited
+
+__all__ = ["Command", "CommandError", "Parser", "decode_utf8", "opened", "read_bytes", "read_text", "read_text_file",
+           "use_color"]
 
 
 class CommandError(Exception):
@@ -76,7 +81,24 @@ def read_text(text: str | None, *, what: str = "text") -> str:
     stream = sys.stdin.buffer if sys.stdin is not None else None
     if stream is None:
         raise CommandError(f"no {what}: standard input is closed")
-    return decode_utf8(stream.read(), "standard input")
+    return decode_utf8(read_bytes(stream, "standard input"), "standard input")
+
+
+def read_bytes(stream: BinaryIO, name: str) -> bytes:
+    """All of ``stream``; one bounded by `toklab.base.files.STREAM_LIMIT` unless it is a regular file.
+
+    A regular file ends where its size says; a pipe or a device (``/dev/zero``,
+    ``yes |``) may never end, so reading one stops with a `CommandError` after
+    ``STREAM_LIMIT`` bytes instead of filling memory.
+    """
+    try:
+        regular = stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):  # no descriptor behind it (a test's BytesIO)
+        regular = False
+    try:
+        return stream.read() if regular else read_limited(stream, STREAM_LIMIT, name)
+    except InputTooLarge as exc:
+        raise CommandError(str(exc)) from None
 
 
 @contextmanager
@@ -98,7 +120,7 @@ def read_text_file(path: str) -> str:
     if path == "-":
         return read_text(None)
     with opened(path) as fh:
-        data = fh.read()
+        data = read_bytes(fh, path)
     return decode_utf8(data, path)
 
 

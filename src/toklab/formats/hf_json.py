@@ -9,8 +9,9 @@ implemented``): a tokenizer that gives other IDs than the file would be worse
 than none.
 
 - **Byte-level BPE** (GPT-2, RoBERTa, Llama 3, Qwen): a ``ByteLevel``
-  pre-tokenizer with its own GPT-2 regex, or ``Split`` (isolated) on a regex then
-  ``ByteLevel`` without one; ``BPE`` over GPT-2's byte alphabet; ``ByteLevel``
+  pre-tokenizer with its own GPT-2 regex, or ``Split`` on a regex or a string (any
+  behaviour, inverted or not, `toklab.pre_tokenizers.behaviors`: the text a regex leaves
+  between matches is kept as HF keeps it) then ``ByteLevel`` without one; ``BPE`` over GPT-2's byte alphabet; ``ByteLevel``
   decoder. Gives a `toklab.ByteBPE`, or a `toklab.Pipeline` around one when the
   file adds a Unicode normal form, a template or non-special added tokens.
   toklab merges by the rank of the concatenation (tiktoken's rule), HF by the
@@ -23,6 +24,11 @@ than none.
   `toklab.SentencePieceTokenizer` that follows HF's arithmetic
   (``engine="tokenizers"``), wrapped in a `toklab.Pipeline` through
   `SentencePieceSegmenter` so that added tokens are cut out of text first, as HF does.
+  When the spaces are escaped by a ``Metaspace`` pre-tokenizer (any prepend scheme,
+  split or not, after ``WhitespaceSplit`` or alone: files from HF's own trainers, T5,
+  ALBERT, XLNet, mT5, Llama 2), the pipeline runs HF's stages as HF runs them: the
+  normalizer steps (`toklab.normalizers.hf.HFNormalizer`), `toklab.pre_tokenizers.metaspace.Metaspace`,
+  the model on each piece, and the decoder steps (`toklab.decoders.DecoderChain`).
 
 Added tokens: ``special`` is carried (a non-special one is kept by
 ``decode(skip_special_tokens=True)``: `toklab.Pipeline`'s ``non_special_tokens``);
@@ -36,7 +42,6 @@ with ``encode(text, allowed_special="all")``; `toklab.ByteBPE` and
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -46,11 +51,16 @@ import regex
 from ..base.checks import type_name
 from ..base.unicode import from_proxy
 from ..bpe.encode import recover_split
+from ..bpe.files import parse_json
 from ..bpe.model import ByteBPE
+from ..decoders import DecoderChain
+from ..normalizers.hf import HFNormalizer
 from ..pipeline.compose import Pipeline
 from ..post_processors import TemplateProcessing
-from ..pre_tokenizers.patterns import PATTERNS, onig_pattern
-from ..sentencepiece.hf import JsonFloat, Unsupported, flat_steps, sentencepiece_from_hf
+from ..pre_tokenizers.metaspace import Metaspace
+from ..pre_tokenizers.patterns import PATTERNS, RegexSplit, onig_pattern
+from ..sentencepiece.hf import JsonFloat, Unsupported, flat_steps, hf_pieces, sentencepiece_from_hf
+from ..sentencepiece.model_file import SPConfig
 from ..sentencepiece.hf import hf_model as sentencepiece_hf_model
 from ..sentencepiece.tokenizer import SentencePieceTokenizer
 from ..wordpiece.model import WordPiece
@@ -58,6 +68,9 @@ from ..wordpiece.model import WordPiece
 __all__ = ["Unsupported", "SentencePieceSegmenter", "read_document", "from_hf_json"]
 
 _GPT2_REGEX = PATTERNS["gpt2-2019"]  # what HF's ByteLevel pre-tokenizer runs with use_regex=True
+#: HF's Split behaviours as its JSON spells them -> as toklab's RegexSplit (and HF's Python API) spell them.
+_BEHAVIORS = {"Isolated": "isolated", "Removed": "removed", "MergedWithPrevious": "merged_with_previous",
+              "MergedWithNext": "merged_with_next", "Contiguous": "contiguous"}
 
 
 class SentencePieceSegmenter:
@@ -112,11 +125,8 @@ def read_document(text_or_path: str | os.PathLike | Mapping) -> dict[str, Any]:
             raise ValueError(f"{source} is not UTF-8 text: {exc}") from None
     else:
         raise TypeError(f"from_hf_json takes the JSON text (str), a path or a dict, got {type_name(text_or_path)}")
-    try:
-        # Keep each number's digits: HF's Unigram scores are read the way HF reads them (`hf_float`).
-        document = json.loads(text, parse_float=JsonFloat)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{source} is not valid JSON ({exc})") from None
+    # Keep each number's digits: HF's Unigram scores are read the way HF reads them (`hf_float`).
+    document = parse_json(text, source, "tokenizer.json", parse_float=JsonFloat)
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise ValueError(f"{source} is not a tokenizer.json (no model object)")
     return document
@@ -199,29 +209,40 @@ def _python_regex(pattern: str) -> str:
         regex.compile(rewritten)
     except regex.error as exc:
         raise Unsupported(f"pre-tokenizer Split pattern {pattern!r} does not compile in Python's regex: {exc}") from None
-    return rewritten
+    return _not_a_name(rewritten)
 
 
-def _byte_level_pattern(component: Any) -> str:
+def _not_a_name(pattern: str) -> str:
+    """``pattern``, grouped if it could pass for a catalogue name: ``o`` or ``gpt2`` here are literal text."""
+    return f"(?:{pattern})" if regex.fullmatch(r"[\w.-]+", pattern) else pattern
+
+
+def _byte_level_pattern(component: Any) -> RegexSplit:
+    """The regex split of a byte-level file: ByteLevel's own GPT-2 regex, or a Split (any behaviour) before it."""
     steps = flat_steps(component, "pretokenizers")
     kinds = [s.get("type") for s in steps]
     if kinds == ["ByteLevel"] and steps[0].get("use_regex", True):
-        pattern, level = "gpt2-2019", steps[0]
+        split, level = RegexSplit("gpt2-2019"), steps[0]
     elif kinds == ["Split", "ByteLevel"] and not steps[1].get("use_regex", True):
-        split, level = steps
-        if split.get("behavior") != "Isolated" or split.get("invert"):
-            raise Unsupported(f"pre-tokenizer {_name(split)}: toklab splits into the regex matches (Isolated)")
-        kind, source = next(iter(split["pattern"].items()))
-        if kind != "Regex":
-            raise Unsupported(f"pre-tokenizer {_name(split)}: toklab splits on a regex, not a literal string")
-        pattern = _python_regex(source)
+        step, level = steps
+        behavior = _BEHAVIORS.get(step.get("behavior"))
+        if behavior is None:
+            raise Unsupported(f"pre-tokenizer {_name(step)}: unknown behavior (HF has {', '.join(_BEHAVIORS)})")
+        kind, source = next(iter(step["pattern"].items()))
+        if kind == "Regex":
+            pattern = _python_regex(source)
+        elif kind == "String" and source:
+            pattern = _not_a_name(regex.escape(source))
+        else:
+            raise Unsupported(f"pre-tokenizer {_name(step)}: a Split on an empty string matches nothing")
+        split = RegexSplit(pattern, behavior, bool(step.get("invert", False)))
     else:
         raise Unsupported("pre-tokenizer " + " + ".join(_name(s) for s in steps) + " is not implemented for "
-                          "byte-level BPE (toklab reads ByteLevel, or Split(Regex, Isolated) + ByteLevel)")
+                          "byte-level BPE (toklab reads ByteLevel, or Split(Regex or String) + ByteLevel)")
     if level.get("add_prefix_space"):
         raise Unsupported("pre-tokenizer ByteLevel(add_prefix_space=true) is not implemented (it puts a space "
                           "before the text)")
-    return pattern
+    return split
 
 
 def _byte_level(document: dict) -> ByteBPE | Pipeline:
@@ -236,7 +257,8 @@ def _byte_level(document: dict) -> ByteBPE | Pipeline:
                           "(toklab decodes with ByteLevel)")
     normal_form = _unicode_normalizer(document.get("normalizer"))
     specials, plain = _added_tokens(document, normal_form is not None)
-    pattern = _byte_level_pattern(document.get("pre_tokenizer"))
+    split = _byte_level_pattern(document.get("pre_tokenizer"))
+    pattern = split.pattern
     try:
         vocab = {int(i): from_proxy(t) for t, i in model["vocab"].items() if t not in specials}
         merges = [tuple(from_proxy(p) for p in (m if isinstance(m, list) else m.split(" ", 1))) for m in model["merges"]]
@@ -259,9 +281,10 @@ def _byte_level(document: dict) -> ByteBPE | Pipeline:
                 "pairs, toklab merges by the rank of what a pair makes, and here the two can differ"
             )
     template = _post_processor(document.get("post_processor"), "byte-level")
-    if normal_form is None and template is None and not plain:
+    if normal_form is None and template is None and not plain and split.plain:
         return tok
-    return Pipeline(tok, normalizer=normal_form, post_processor=template, non_special_tokens=plain)
+    return Pipeline(tok, normalizer=normal_form, post_processor=template, non_special_tokens=plain,
+                    pre_tokenizer=None if split.plain else split)
 
 
 def _wordpiece(document: dict) -> WordPiece:
@@ -295,8 +318,58 @@ def _wordpiece(document: dict) -> WordPiece:
     )
 
 
+def _metaspace_family(document: dict) -> Pipeline:
+    """A sentencepiece-style file whose escaping is a ``Metaspace`` pre-tokenizer (HF's trainers, T5, ALBERT, Llama 2).
+
+    Its stages run as HF runs them: the normalizer steps (`HFNormalizer`), `Metaspace`,
+    the model on each piece, the decoder steps (`DecoderChain`).
+    """
+    steps = flat_steps(document.get("pre_tokenizer"), "pretokenizers")
+    kinds = [s.get("type") for s in steps]
+    if kinds not in (["Metaspace"], ["WhitespaceSplit", "Metaspace"]):
+        raise Unsupported("pre-tokenizer " + " + ".join(_name(s) for s in steps) + " is not implemented for a "
+                          "sentencepiece-style model (toklab reads Metaspace, alone or after WhitespaceSplit)")
+    ms = steps[-1]
+    scheme = "never" if ms.get("add_prefix_space") is False else ms.get("prepend_scheme", "always")
+    try:
+        metaspace = Metaspace(ms.get("replacement", "\u2581"), scheme, bool(ms.get("split", True)), len(steps) == 2)
+        norm_steps = flat_steps(document.get("normalizer"), "normalizers")
+        normalizer = HFNormalizer.from_steps(norm_steps) if norm_steps else None
+        decoder = DecoderChain(tuple(flat_steps(document.get("decoder"), "decoders")))
+    except ValueError as exc:
+        raise Unsupported(str(exc)) from None
+    pieces, model_type = hf_pieces(document)
+    byte_fallback = bool(document["model"].get("byte_fallback"))
+    config = SPConfig(model_type=model_type, normalization="identity", add_dummy_prefix=False,
+                      remove_extra_whitespaces=False, escape_whitespaces=False, byte_fallback=byte_fallback,
+                      engine="tokenizers")
+    try:
+        tok = SentencePieceTokenizer(pieces, config)
+    except ValueError as exc:
+        raise Unsupported(f"model: {exc}") from None
+    specials, plain = _added_tokens(document, normalizer is not None)
+    for token, i in specials.items():
+        if i >= len(tok) or tok.id_to_token(i) != token:
+            raise Unsupported(f"added token {token!r} (ID {i}) is not the model's piece with that ID")
+    return Pipeline(SentencePieceSegmenter(tok), normalizer=normalizer, pre_tokenizer=metaspace, decoder=decoder,
+                    special_tokens=specials, non_special_tokens=plain,
+                    post_processor=_post_processor(document.get("post_processor"), "spm"))
+
+
 def _sentencepiece(document: dict) -> Pipeline:
-    pieces, config = sentencepiece_from_hf(document)
+    pre = flat_steps(document.get("pre_tokenizer"), "pretokenizers")
+    # sentencepiece's own front end written as HF steps has no pre-tokenizer, or (Llama's older files) a
+    # Metaspace that only escapes; any other pre-tokenizer belongs to the Metaspace family.
+    escape_only = len(pre) == 1 and pre[0].get("type") == "Metaspace" and not pre[0].get("split") and \
+        pre[0].get("prepend_scheme") == "never"
+    if pre and not escape_only:
+        return _metaspace_family(document)
+    try:
+        pieces, config = sentencepiece_from_hf(document)
+    except Unsupported:
+        if escape_only:  # not sentencepiece's own chain around it: run HF's stages as they are
+            return _metaspace_family(document)
+        raise
     tok = SentencePieceTokenizer(pieces, config)
     specials, plain = _added_tokens(document, document.get("normalizer") is not None)
     for token, i in specials.items():
@@ -319,6 +392,16 @@ def from_hf_json(text_or_path: str | os.PathLike | Mapping) -> ByteBPE | WordPie
     implement exactly, ValueError for a file that is not a tokenizer.json.
     """
     document = read_document(text_or_path)
+    try:
+        return _from_document(document)
+    except KeyError as exc:
+        key = exc.args[0] if exc.args else exc
+        raise ValueError(f"a malformed tokenizer.json: it lacks the field {key!r} where one is required") from None
+    except (TypeError, AttributeError, IndexError) as exc:
+        raise ValueError(f"a malformed tokenizer.json: a field holds a value of the wrong type or shape ({exc})") from None
+
+
+def _from_document(document: dict) -> ByteBPE | WordPiece | Pipeline:
     for option in ("truncation", "padding"):
         if document.get(option) is not None:
             raise Unsupported(f"{option}={document[option]!r}: it changes HF's output and toklab does not implement it")

@@ -21,7 +21,9 @@
     refused by name.
 
 Anything else is refused with a `FormatError` (a ValueError) that says what the file looks
-like (a sentencepiece ``.vocab``, plain text, ...) and which formats are read.
+like (a sentencepiece ``.vocab``, plain text, text in another encoding, ...) and which
+formats are read. Only regular files are read: a FIFO, a device (``/dev/zero``) or a
+socket is refused before it is opened, since it may block or never end.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..base.files import file_kind
 from ..bpe import ByteBPE
 from ..sentencepiece import load as load_model_file
 from ..wordpiece import WordPiece
@@ -74,6 +77,17 @@ def _opened(path: Path) -> Iterator[BinaryIO]:
 
 
 def _head(path: Path) -> bytes:
+    try:
+        kind = file_kind(path)
+    except FileNotFoundError:
+        raise FormatError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if kind == "directory":
+        raise FormatError(f"{path} is a directory, not a tokenizer file")
+    if kind != "file":
+        raise FormatError(f"{path} is a {kind}, not a regular file: toklab reads tokenizer files only from ordinary "
+                          "files (a pipe or a device may block or never end)")
     with _opened(path) as fh:
         return fh.read(_HEAD)
 
@@ -103,6 +117,8 @@ def _is_json(path: Path) -> bool:
         json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return False
+    except RecursionError:  # nested too deeply for Python's parser: JSON-like all the same
+        return True
     return True
 
 
@@ -111,6 +127,8 @@ def _json_kind(path: Path) -> str:
         content = json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise FormatError(f"{path} starts like JSON but does not parse ({exc}); {READS}") from None
+    except RecursionError:
+        raise FormatError(f"{path} starts like JSON but is nested too deeply to be a tokenizer file; {READS}") from None
     if not isinstance(content, dict):
         raise FormatError(f"{path} is JSON but not a tokenizer file; {READS}")
     fmt = content.get("format")
@@ -162,6 +180,20 @@ def detect(path: str | Path, *, unk_token: str = "[UNK]") -> str:
     )
 
 
+def _not_a_model(path: Path, exc: ValueError) -> str:
+    """Why a file that is not UTF-8 text failed to load as a ``.model``: text in another encoding, or binary."""
+    head = _head(path)
+    if b"\x00" not in head:
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            if bad.start < len(head) - 3:
+                return (f"{path} is neither UTF-8 text nor a sentencepiece .model: byte 0x{head[bad.start]:02X} at "
+                        f"offset {bad.start} is not UTF-8 (a text file in another encoding, such as Latin-1? convert "
+                        f"it to UTF-8); {READS}")
+    return f"{path} is a binary file but not a sentencepiece .model ({exc}); {READS}"
+
+
 def load(path: str | Path, *, wordpiece_options: dict[str, Any] | None = None) -> tuple[str, Any]:
     """``(format, tokenizer)`` for the file at ``path``.
 
@@ -187,7 +219,7 @@ def load(path: str | Path, *, wordpiece_options: dict[str, Any] | None = None) -
         return fmt, WordPiece.load(path, **options)
     except ValueError as exc:
         if fmt == "sentencepiece":
-            raise FormatError(f"{path} is a binary file but not a sentencepiece .model ({exc}); {READS}") from None
+            raise FormatError(_not_a_model(path, exc)) from None
         if fmt == "hf-tokenizer":
             raise FormatError(f"{path}: a Hugging Face tokenizer.json toklab cannot load: {exc}") from None
         raise FormatError(str(exc)) from None

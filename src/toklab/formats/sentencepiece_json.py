@@ -28,6 +28,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..base.files import atomic_write
 from ..bpe.files import fingerprint, read_checked
 from ..sentencepiece import SentencePieceTokenizer
 from ..sentencepiece.model_file import SPConfig
@@ -60,7 +61,7 @@ def save_sentencepiece(tokenizer: SentencePieceTokenizer, path: str | Path) -> N
     head = {k: v for k, v in content.items() if k != "pieces"} | {"sha256": fingerprint(content)}
     body = json.dumps(head, ensure_ascii=False, indent=1)  # "{\n ...\n}": one piece a line follows
     pieces = ",\n".join("  " + json.dumps(p, ensure_ascii=False) for p in content["pieces"])
-    Path(path).write_text(f'{body[:-2]},\n "pieces": [\n{pieces}\n ]\n}}\n', encoding="utf-8")
+    atomic_write(path, f'{body[:-2]},\n "pieces": [\n{pieces}\n ]\n}}\n')
 
 
 def load_sentencepiece(path: str | Path) -> SentencePieceTokenizer:

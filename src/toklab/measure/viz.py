@@ -5,6 +5,11 @@ browser has fonts for every script (matplotlib's default font has no CJK or
 emoji glyphs). Whitespace is made visible (``␣`` for a space, ``↵`` for a
 newline, ``→`` for a tab) since where spaces go is half the story, and a
 token that holds only part of a UTF-8 character is shown as its hex bytes.
+
+A terminal obeys some characters instead of showing them: ESC starts a command
+(colours, cursor moves, a new window title), BEL rings, a right-to-left override
+reorders the line. `terminal_safe` shows each of them as a picture (``␛``, ``␇``) or
+as ``<U+202E>``, so text printed from a file can neither hide nor change anything.
 """
 
 from __future__ import annotations
@@ -12,9 +17,14 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
-__all__ = ["token_label", "token_labels", "boundaries_html", "BoundaryView", "show_boundaries"]
+__all__ = ["token_label", "token_labels", "terminal_safe", "boundaries_html", "BoundaryView", "show_boundaries"]
 
 _VISIBLE = {" ": "␣", "\n": "↵", "\t": "→", "\r": "␍"}
+# C0 controls and DEL have pictures (U+2400 block); C1 controls and the bidirectional
+# formatting characters are spelled out.
+_PICTURES = {chr(c): chr(0x2400 + c) for c in range(0x20)} | {"\x7f": "\u2421"}
+_SPELLED = [*range(0x80, 0xA0), 0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_TERMINAL = str.maketrans(_PICTURES | {chr(c): f"<U+{c:04X}>" for c in _SPELLED})
 _COLORS = ("#dbeafe", "#fde68a", "#bbf7d0", "#fecaca", "#e9d5ff", "#fed7aa")
 
 
@@ -31,6 +41,11 @@ def token_label(data: bytes) -> str:
     except UnicodeDecodeError:
         return "<" + " ".join(f"{b:02X}" for b in data) + ">"
     return "".join(_VISIBLE.get(ch, ch) for ch in text)
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on made visible: ``␛`` for ESC, ``<U+202E>`` ..."""
+    return text.translate(_TERMINAL)
 
 
 def token_labels(tokenizer, text: str, **encode_options) -> list[str]:

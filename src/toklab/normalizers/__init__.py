@@ -11,7 +11,9 @@
   toklab trains can carry one;
 - `spm`: a sentencepiece model's whole normalizer: table or rule, user-defined
   symbols kept whole, whitespace rules and ``▁`` (`SentencePieceNormalizer`,
-  `whitespace_rules`), and the same as Hugging Face steps (``to_hf``).
+  `whitespace_rules`), and the same as Hugging Face steps (``to_hf``);
+- `hf`: Hugging Face's normalizer steps as a ``tokenizer.json`` lists them (``Nmt``,
+  ``Precompiled``, ``Replace``, ``Lowercase`` ...), run with HF's rules (`HFNormalizer`).
 
 Each normalizer object has ``normalize(text) -> str``. Normalization is where a
 tokenizer can lose information for good: NFKC maps ``"Ａ①"`` to ``"A1"``.

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..base.checks import check_str
 from ..base.pieces import SPACE, escape
-from ..base.unicode import utf8_sequence_length
+from ..base.unicode import replace_surrogates, utf8_sequence_length
 from .nmt import normalize_rule
 from .precompiled import Charsmap
 
@@ -95,19 +95,15 @@ class SentencePieceNormalizer:
     def normalize(self, text: str) -> str:
         """``text`` as the model sees it: normalized, whitespace handled, spaces escaped to ``▁``.
 
-        Equals sentencepiece's ``SentencePieceProcessor.normalize``.
+        Equals sentencepiece's ``SentencePieceProcessor.normalize``. A lone surrogate
+        becomes U+FFFD first (`toklab.base.unicode.replace_surrogates`).
         """
         check_str(text)
         if not text:
             return ""
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            # The sentencepiece library cannot take such a string either; say where it is.
-            raise ValueError(
-                f"text holds a lone surrogate (U+{ord(text[exc.start]):04X}) at position {exc.start}, which has "
-                "no UTF-8 form; replace it first (toklab.base.unicode.replace_surrogates)"
-            ) from None
+        # toklab's one rule for a lone surrogate, which has no UTF-8 form: it becomes U+FFFD, as in
+        # tiktoken and every other toklab tokenizer (the sentencepiece library refuses such a str).
+        text = replace_surrogates(text)
         cfg = self.config
         if cfg.engine == "tokenizers":
             return self._hf_chain("".join(self.chunks(text)))

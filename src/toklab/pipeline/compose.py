@@ -188,15 +188,22 @@ class Pipeline(OffsetsMixin):
         text = replace_surrogates(text)
         return text if self.normalizer is None else self.normalizer.normalize(text)
 
-    def pre_tokenize(self, text: str) -> list[str]:
-        """Stage 2 on normalized text (``"".join`` of the chunks is ``text`` for a regex split)."""
+    def pre_tokenize(self, text: str, *, first: bool = True) -> list[str]:
+        """Stage 2 on normalized text (``"".join`` of the chunks is ``text`` for a regex split).
+
+        ``first`` says whether ``text`` starts the input (no special token before it);
+        a pre-tokenizer whose output depends on that (``positional``, HF's
+        ``Metaspace`` with ``prepend_scheme="first"``) is told.
+        """
         if self.pre_tokenizer is None:
             return [text] if text else []
+        if getattr(self.pre_tokenizer, "positional", False):
+            return self.pre_tokenizer.pre_tokenize(text, first=first)
         return self.pre_tokenizer.pre_tokenize(text)
 
-    def words(self, text: str) -> list[str]:
+    def words(self, text: str, *, first: bool = True) -> list[str]:
         """Stages 1 and 2: the chunks the model sees for ``text`` (no specials in it)."""
-        return self.pre_tokenize(self.normalize(text))
+        return self.pre_tokenize(self.normalize(text), first=first)
 
     def post_process(self, ids: Sequence[int]) -> list[int]:
         """Stage 5: the template's special tokens around ``ids`` (none without a post-processor)."""
@@ -223,7 +230,7 @@ class Pipeline(OffsetsMixin):
         check_str(text)
         ids: list[int] = []
         segments = self.split_specials(text, allowed_special, disallowed_special)
-        for piece, is_special in segments:
+        for k, (piece, is_special) in enumerate(segments):
             if is_special:
                 ids.append(self.special_tokens[piece])
             elif self._model_splits:
@@ -231,7 +238,7 @@ class Pipeline(OffsetsMixin):
                 # pattern and segments each chunk (`trace` runs them one at a time).
                 ids.extend(self.model.encode_ordinary(self.normalize(piece)))
             else:
-                for word in self.words(piece):
+                for word in self.words(piece, first=k == 0):
                     ids.extend(self.model.segment(word))
         return self.post_process(ids) if add_special_tokens else ids
 
@@ -349,7 +356,7 @@ class Pipeline(OffsetsMixin):
         pieces: list[list[Any]] = []
         ids: list[int] = []
         model = self.model
-        for piece, is_special in segments:
+        for k, (piece, is_special) in enumerate(segments):
             if is_special:
                 tid = self.special_tokens[piece]
                 normalized.append(piece)
@@ -359,7 +366,7 @@ class Pipeline(OffsetsMixin):
                 continue
             norm = self.normalize(piece)
             normalized.append(norm)
-            for chunk in self.pre_tokenize(norm):
+            for chunk in self.pre_tokenize(norm, first=k == 0):
                 chunk_ids = model.segment(chunk)
                 pretokens.append(chunk)
                 pieces.append([model.id_to_token(i) for i in chunk_ids])

@@ -38,6 +38,8 @@ from weakref import WeakKeyDictionary
 
 import regex
 
+from ..base.files import atomic_write
+
 __all__ = [
     "COMPONENTS",
     "PROBE_CHATS",
@@ -222,7 +224,7 @@ def write_manifest(tokenizer: Any, path: str | os.PathLike) -> dict[str, Any]:
     hashes = component_hashes(tokenizer)
     manifest = {"format": _MANIFEST_FORMAT, "fingerprint": _sha256(hashes), "components": hashes,
                 "library": library_versions()}
-    Path(path).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    atomic_write(path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 
 

@@ -19,6 +19,14 @@ exactly as tiktoken ships them, plus the historical GPT-2 spelling:
 Every chunk is matched by some alternative (each pattern ends in a
 catch-all), so ``"".join(split(text, p)) == text`` always holds.
 
+A custom pattern need not match every character. What it leaves between two
+matches is kept as a chunk of its own, as Hugging Face's ``Split`` with the
+``isolated`` behaviour keeps it (`toklab.pre_tokenizers.behaviors`): ``[a-z]+`` cuts
+``"Hello world!"`` into ``H|ello|␣|world|!``, so no text is ever dropped and IDs
+equal HF's. A custom pattern is not toklab's own, so it runs under a time limit
+(`toklab.base.limits.run_limited`): one that backtracks for ever raises
+`PatternTimeout` instead of hanging.
+
 `RegexSplit` is the stage object a `toklab.pipeline.Pipeline` uses (HF's
 ``pre_tokenizers.Split`` followed by ``ByteLevel``); `onig_pattern` rewrites a
 pattern for the Oniguruma engine inside HF ``tokenizers``. `safe_cut_points`
@@ -32,28 +40,35 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate
 
 import regex
 
 from ..base.checks import check_str
+from ..base.limits import PatternTimeout
 from ..base.special import straddles
 from . import bmp
+from .behaviors import BEHAVIORS, gap_keeping, split_behaved, split_custom
 
 __all__ = [
     "PATTERNS",
+    "PatternTimeout",
     "resolve",
     "compiled",
     "splitter",
     "Splitter",
     "split",
+    "split_custom",
+    "gap_keeping",
     "split_with_offsets",
     "pattern_name",
     "safe_cut_points",
     "last_safe_cut",
     "onig_pattern",
     "RegexSplit",
+    "BEHAVIORS",
+    "split_behaved",
 ]
 
 PATTERNS: dict[str, str] = {
@@ -141,7 +156,8 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 class Splitter:
     """``findall`` for one pattern: `re` on the BMP parts of a text, `regex` around astral characters.
 
-    A custom pattern always goes to `regex`. A catalogue pattern runs as its
+    A custom pattern always goes to `regex`, through `split_custom` (gaps kept,
+    a time limit). A catalogue pattern runs as its
     `toklab.pre_tokenizers.bmp.translate` rewrite, which matches what the
     original matches on BMP text; each astral character is handed to `regex`
     with the text around it, from the last safe cut before it to the first
@@ -152,9 +168,13 @@ class Splitter:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self._slow = compiled(pattern).findall
         name = pattern_name(pattern)
-        self._fast = None if name is None else re.compile(bmp.translate(PATTERNS[name])).findall
+        if name is None:
+            self._slow = partial(split_custom, compiled(pattern))
+            self._fast = None
+        else:
+            self._slow = compiled(pattern).findall
+            self._fast = re.compile(bmp.translate(PATTERNS[name])).findall
 
     def __reduce__(self):
         return splitter, (self.pattern,)
@@ -200,18 +220,13 @@ def split(text: str, pattern: str = "gpt2") -> list[str]:
 def split_with_offsets(text: str, pattern: str = "gpt2") -> list[tuple[str, int, int]]:
     """Pre-tokens with their (start, end) character offsets in ``text``.
 
-    A catalogue pattern matches every character (each has a branch for the
-    characters the others leave), so its pre-tokens tile the text and their
-    offsets are running sums of their lengths: the fast `Splitter` gives them.
-    Matches that leave gaps (a custom pattern) carry their own positions.
+    The pre-tokens tile the text (a catalogue pattern matches every character;
+    for a custom one the gaps are chunks too), so their offsets are running sums
+    of their lengths.
     """
-    check_str(text)
-    if pattern_name(pattern) is not None:
-        pieces = splitter(pattern)(text)
-        ends = list(accumulate(map(len, pieces)))
-        if not ends or ends[-1] == len(text):  # no gaps, so each piece starts where the one before ended
-            return list(zip(pieces, [0, *ends[:-1]], ends))
-    return [(m.group(), m.start(), m.end()) for m in compiled(pattern).finditer(text)]
+    pieces = splitter(pattern)(check_str(text))
+    ends = list(accumulate(map(len, pieces)))
+    return list(zip(pieces, [0, *ends[:-1]], ends))
 
 
 def safe_cut_points(text: str, pattern: str, start: int = 0) -> list[int]:
@@ -265,18 +280,39 @@ def onig_pattern(pattern: str) -> str:
 
 @dataclass(frozen=True)
 class RegexSplit:
-    """The regex pre-tokenizer as a pipeline stage: ``pattern`` is a catalogue name or a regex."""
+    """The regex pre-tokenizer as a pipeline stage: ``pattern`` is a catalogue name or a regex.
+
+    ``behavior`` and ``invert`` are those of HF's ``Split`` (`toklab.pre_tokenizers.behaviors`):
+    the default, ``"isolated"``, makes every match and every gap a chunk.
+    """
 
     pattern: str = "gpt2"
+    behavior: str = "isolated"
+    invert: bool = False
 
     def __post_init__(self) -> None:
         resolve(self.pattern)  # fail early on a typo or a bad regex
+        if self.behavior not in BEHAVIORS:
+            raise ValueError(f"behavior must be one of {', '.join(BEHAVIORS)}, got {self.behavior!r}")
+
+    @property
+    def plain(self) -> bool:
+        """True for the default split (isolated, not inverted), which the pattern's own `split` gives."""
+        return self.behavior == "isolated" and not self.invert
 
     def pre_tokenize(self, text: str) -> list[str]:
-        return split(text, self.pattern)
+        if self.plain:
+            return split(text, self.pattern)
+        return split_behaved(compiled(self.pattern), check_str(text), self.behavior, self.invert)
 
     def pre_tokenize_with_offsets(self, text: str) -> list[tuple[str, int, int]]:
-        return split_with_offsets(text, self.pattern)
+        if self.plain:
+            return split_with_offsets(text, self.pattern)
+        pieces = self.pre_tokenize(text)
+        if sum(map(len, pieces)) != len(text):
+            raise ValueError(f"offsets of the {self.behavior!r} split are not implemented (it removes text)")
+        ends = list(accumulate(map(len, pieces)))
+        return list(zip(pieces, [0, *ends[:-1]], ends))
 
     def to_hf(self):
         """HF's ``Split`` with this regex (rewritten by `onig_pattern`), then ``ByteLevel``."""
@@ -284,7 +320,8 @@ class RegexSplit:
 
         return pre_tokenizers.Sequence(
             [
-                pre_tokenizers.Split(Regex(onig_pattern(resolve(self.pattern))), behavior="isolated"),
+                pre_tokenizers.Split(Regex(onig_pattern(resolve(self.pattern))), behavior=self.behavior,
+                                     invert=self.invert),
                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
             ]
         )

@@ -12,6 +12,8 @@ against the real library:
   (`reference_bpe_segment`, `bpe_segment`, `SentencePieceBPE`);
 - `trainer`: the trainer from raw text (normalization, ``▁``, character coverage,
   Unigram or BPE, user and control symbols, byte fallback);
+- `sampling`: n-best and subword regularization with sentencepiece's rules (Unigram
+  n-best by its A* search, sampling from the lattice or the n best, BPE-dropout);
 - `model_file`: the ``.model`` file, a serialized ``ModelProto`` read and written without
   protobuf (`SPPiece`, `SPConfig`, `parse_model_proto`, `serialize_model_proto`);
 - `alignment`: offsets as sentencepiece reports them (`sentencepiece_offsets`);

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base.unicode import utf8_sequence_length
+from ..base.unicode import replace_surrogates, utf8_sequence_length
 from ..pipeline.offsets import Encoding, Span, utf8_offsets
 
 __all__ = ["sentencepiece_alignment", "sentencepiece_offsets"]
@@ -30,7 +30,7 @@ def sentencepiece_alignment(normalizer: Any, text: str) -> tuple[str, list[int]]
     ``text`` where the normalization step that produced it began.
     """
     cfg = normalizer.config
-    data = text.encode("utf-8")  # a lone surrogate raises here, as normalize does
+    data = replace_surrogates(text).encode("utf-8")
     charsmap = normalizer.charsmap
     if charsmap is None and cfg.normalization != "identity":
         raise TypeError(f"offsets through the {cfg.normalization!r} rule need the "
@@ -93,11 +93,7 @@ def sentencepiece_offsets(tokenizer: Any, text: str, *, add_bos: bool = False, a
     """
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        tokenizer.normalize(text)  # raises ValueError naming the lone surrogate
-        raise
+    text = replace_surrogates(text)  # toklab's rule: a lone surrogate is U+FFFD (one code point: spans are kept)
     normalized, origin = sentencepiece_alignment(tokenizer.normalizer, text)
     byte_starts = utf8_offsets(text)
     char_of = {b: k for k, b in enumerate(byte_starts)}

@@ -11,7 +11,7 @@ model stage of a `toklab.sentencepiece.SentencePieceTokenizer`, uses to split th
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..base.unicode import utf8_sequence_length
 from ..normalizers.spm import SentencePieceNormalizer
@@ -60,7 +60,8 @@ def bpe_segment(symbols: Sequence[str], scores: Mapping[str, float]) -> list[str
 
 
 def bpe_merge(
-    symbols: Sequence[str], scores: Mapping[str, float], unused: frozenset[str] | set[str] = frozenset()
+    symbols: Sequence[str], scores: Mapping[str, float], unused: frozenset[str] | set[str] = frozenset(),
+    skip: Callable[[], bool] | None = None,
 ) -> tuple[list[str], dict[str, tuple[str, str]]]:
     """`bpe_segment`, plus the halves of each pushed pair that forms an ``unused`` piece.
 
@@ -69,6 +70,11 @@ def bpe_merge(
     push of the same string overwrites it), and splits unused pieces back
     with that record after merging. Kept separate so the public function
     stays the plain algorithm.
+
+    ``skip`` is BPE-dropout as sentencepiece runs it: asked once for every pair
+    that is still valid when it reaches the top of the heap, and when it says
+    True that pair is dropped (it comes back only if one of its two symbols
+    changes, as a new pair).
     """
     sym = list(symbols)
     n = len(sym)
@@ -95,6 +101,8 @@ def bpe_merge(
         right = nxt[left] if sym[left] else -1
         if right < 0 or len(sym[left]) + len(sym[right]) != size:
             continue
+        if skip is not None and skip():
+            continue
         sym[left] += sym[right]
         sym[right] = ""
         nxt[left] = nxt[right]
@@ -105,6 +113,10 @@ def bpe_merge(
         if nxt[left] >= 0:
             push(left, nxt[left])
     return [x for x in sym if x], rev
+
+
+class _Undecided(Exception):
+    """A dropout decision beyond the ones being replayed was asked for."""
 
 
 class SentencePieceBPE:
@@ -125,20 +137,65 @@ class SentencePieceBPE:
         self._unused = frozenset(e.piece for e in entries if e.kind == "unused")
         self._normalizer = normalizer
 
-    def pieces(self, normalized: str) -> list[tuple[str, int]]:
-        """``(surface, id)`` of each piece of a normalized string (unknown pieces get the unknown ID)."""
-        if self._normalizer.user_symbols:
-            user_match = self._normalizer.user_match
-            data = normalized.encode("utf-8")
-            symbols = []
-            pos = 0
-            while pos < len(data):
-                length = user_match(data, pos) or utf8_sequence_length(data[pos])
-                symbols.append(data[pos : pos + length].decode("utf-8"))
-                pos += length
-        else:
-            symbols = list(normalized)
-        merged, rev = bpe_merge(symbols, self._scores, self._unused)
+    def pieces(self, normalized: str, skip: Callable[[], bool] | None = None) -> list[tuple[str, int]]:
+        """``(surface, id)`` of each piece of a normalized string (unknown pieces get the unknown ID).
+
+        ``skip``: BPE-dropout (see `bpe_merge`).
+        """
+        merged, rev = bpe_merge(self.symbols(normalized), self._scores, self._unused, skip)
+        return self.resegment(merged, rev)
+
+    def dropout_distribution(self, normalized: str, alpha: float) -> dict[tuple[tuple[str, int], ...], float]:
+        """Every segmentation BPE-dropout with probability ``alpha`` can give, and its exact probability.
+
+        Enumerates the decisions `bpe_merge` asks ``skip`` for: each valid pair at the
+        top of the heap is dropped with probability ``alpha``, merged otherwise, and the
+        run is replayed for each sequence of decisions (exponential: for short strings,
+        to check sampling against).
+        """
+        symbols = self.symbols(normalized)
+        out: dict[tuple[tuple[str, int], ...], float] = {}
+        pending: list[tuple[bool, ...]] = [()]
+        while pending:
+            decisions = pending.pop()
+            asked: list[bool] = []
+
+            def skip() -> bool:
+                if alpha <= 0 or alpha >= 1:
+                    return alpha >= 1
+                if len(asked) == len(decisions):
+                    raise _Undecided
+                asked.append(decisions[len(asked)])
+                return asked[-1]
+
+            try:
+                merged, rev = bpe_merge(symbols, self._scores, self._unused, skip)
+            except _Undecided:
+                pending += [decisions + (True,), decisions + (False,)]
+                continue
+            p = 1.0
+            for dropped in decisions:
+                p *= alpha if dropped else 1 - alpha
+            key = tuple(self.resegment(merged, rev))
+            out[key] = out.get(key, 0.0) + p
+        return out
+
+    def symbols(self, normalized: str) -> list[str]:
+        """What merging starts from: the characters, each user-defined symbol whole."""
+        if not self._normalizer.user_symbols:
+            return list(normalized)
+        user_match = self._normalizer.user_match
+        data = normalized.encode("utf-8")
+        symbols = []
+        pos = 0
+        while pos < len(data):
+            length = user_match(data, pos) or utf8_sequence_length(data[pos])
+            symbols.append(data[pos : pos + length].decode("utf-8"))
+            pos += length
+        return symbols
+
+    def resegment(self, merged: Sequence[str], rev: Mapping[str, tuple[str, str]]) -> list[tuple[str, int]]:
+        """``(surface, id)`` of merged symbols, unused pieces split back by ``rev`` (`bpe_merge`'s record)."""
         out: list[tuple[str, int]] = []
         for piece in merged:
             self._resegment(piece, rev, out)

@@ -66,6 +66,7 @@ __all__ = [
     "hf_tokenizer",
     "hf_added_tokens",
     "sentencepiece_from_hf",
+    "hf_pieces",
 ]
 
 _POW10 = [float(f"1e{k}") for k in range(309)]
@@ -387,6 +388,13 @@ def _read_bpe(model: dict, added: Mapping[str, dict]) -> list[SPPiece]:
     floor = len(rank)
     return [SPPiece(p, -float(rank[p]) if p in rank else -float(floor + vocab[p]) if kinds[p] == "normal" else 0.0,
                     kinds[p]) for p in by_id]
+
+
+def hf_pieces(document: Mapping[str, Any]) -> tuple[list[SPPiece], str]:
+    """The model of a sentencepiece-style ``tokenizer.json`` alone: its pieces in ID order (kinds from the added
+    tokens) and ``"unigram"`` or ``"bpe"``; `Unsupported` for what sentencepiece's models cannot be."""
+    added = {t["content"]: t for t in document.get("added_tokens", [])}
+    return _read_pieces(document["model"], added)
 
 
 def sentencepiece_from_hf(document: Mapping[str, Any]) -> tuple[list[SPPiece], SPConfig]:

@@ -28,17 +28,19 @@ the stages from their modules and checks, ID for ID, against the real
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..base.checks import check_ids
+from ..base.files import atomic_write
 from ..base.pieces import KINDS, byte_piece
 from ..decoders import SentencePieceDecoder
 from ..normalizers.spm import SentencePieceNormalizer
 from ..pipeline.compose import Stage
 from ..unigram.model import Unigram
-from . import hf, trainer
+from . import hf, sampling, trainer
 from .bpe import SentencePieceBPE
 from .model_file import SPConfig, SPPiece, model_bytes, parse_model_proto, serialize_model_proto
 
@@ -59,7 +61,10 @@ class SentencePieceTokenizer:
 
     ``encode`` returns IDs, ``encode_as_pieces`` the piece strings
     (sentencepiece's ``out_type=str``: an unknown run shows its own text),
-    ``decode`` turns IDs back into text. Build one from the real library
+    ``decode`` turns IDs back into text. ``nbest_encode`` gives a Unigram
+    model's n best segmentations, and ``encode(..., enable_sampling=True)``
+    samples one (Unigram, or BPE-dropout), both as sentencepiece does
+    (`toklab.sentencepiece.sampling`). Build one from the real library
     with `from_sentencepiece`, or from a ``.model`` file with `load`.
     """
 
@@ -137,8 +142,8 @@ class SentencePieceTokenizer:
         return serialize_model_proto(self._entries, self.config)
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write `to_model_proto` to ``path`` (a ``.model`` file the ``sentencepiece`` library loads)."""
-        Path(path).write_bytes(self.to_model_proto())
+        """Write `to_model_proto` to ``path`` (a ``.model`` file the ``sentencepiece`` library loads), all or nothing."""
+        atomic_write(path, self.to_model_proto())
 
     def to_hf(self):
         """This model as a Hugging Face ``tokenizers.Tokenizer``, stage for stage (`toklab.sentencepiece.hf`).
@@ -225,6 +230,10 @@ class SentencePieceTokenizer:
             found = [(surface, self._matchable_id(surface)) for surface in self.model.viterbi(normalized)]
         else:
             found = self.model.pieces(normalized)
+        return self._finish(found)
+
+    def _finish(self, found: list[tuple[str, int]]) -> list[tuple[str, int]]:
+        """What sentencepiece does to a segmentation: unknown runs merged, or spelled as bytes."""
         merged: list[tuple[str, int]] = []
         for surface, pid in found:
             if pid == self.unk_id and merged and merged[-1][1] == self.unk_id:
@@ -253,24 +262,66 @@ class SentencePieceTokenizer:
 
     # ---- encode / decode / trace ------------------------------------------------
 
-    def encode(self, text: str, *, add_bos: bool = False, add_eos: bool = False) -> list[int]:
+    def encode(self, text: str, *, add_bos: bool = False, add_eos: bool = False, enable_sampling: bool = False,
+               alpha: float = 0.1, nbest_size: int = -1, seed: int | random.Random | None = None) -> list[int]:
         """IDs of ``text`` (sentencepiece's ``encode(text, out_type=int)``).
 
         ``add_bos``/``add_eos`` put the ``<s>``/``</s>`` control IDs around the
         result: control symbols only ever come from the caller, never from
         text (``"<s>"`` typed in the input is three ordinary characters).
+
+        ``enable_sampling`` draws a segmentation instead of taking the best one
+        (subword regularization, with sentencepiece's ``alpha`` and ``nbest_size``:
+        `toklab.sentencepiece.sampling`); ``seed`` is an int or a `random.Random`.
         """
-        ids = [pid for _, pid in self.segment(self.normalize(text))]
-        return self._post_process(ids, add_bos, add_eos)
+        return self._post_process([pid for _, pid in self._pieces(text, enable_sampling, alpha, nbest_size, seed)],
+                                  add_bos, add_eos)
+
+    def _pieces(self, text: str, enable_sampling: bool, alpha: float, nbest_size: int, seed) -> list[tuple[str, int]]:
+        normalized = self.normalize(text)
+        if not enable_sampling:
+            return self.segment(normalized)
+        sampling.check_sampling(nbest_size, alpha)
+        return self._finish(sampling.sample_segment(self, normalized, nbest_size, alpha, sampling.rng_of(seed)))
+
+    def sample_encode_as_ids(self, text: str, nbest_size: int = -1, alpha: float = 0.1,
+                             seed: int | random.Random | None = None) -> list[int]:
+        """sentencepiece's ``SampleEncodeAsIds``: `encode` with ``enable_sampling=True``."""
+        return self.encode(text, enable_sampling=True, alpha=alpha, nbest_size=nbest_size, seed=seed)
+
+    def sample_encode_as_pieces(self, text: str, nbest_size: int = -1, alpha: float = 0.1,
+                                seed: int | random.Random | None = None) -> list[str]:
+        """sentencepiece's ``SampleEncodeAsPieces``: `encode_as_pieces` with ``enable_sampling=True``."""
+        return self.encode_as_pieces(text, enable_sampling=True, alpha=alpha, nbest_size=nbest_size, seed=seed)
+
+    def nbest_encode_with_scores(self, text: str, nbest_size: int) -> list[tuple[list[int], float]]:
+        """The ``nbest_size`` best segmentations' IDs with their scores, best first (Unigram models only)."""
+        found = sampling.nbest_segments(self, self.normalize(text), nbest_size)
+        return [([pid for _, pid in self._finish(seg)], score) for seg, score in found]
+
+    def nbest_encode(self, text: str, nbest_size: int, *, add_bos: bool = False, add_eos: bool = False) -> list[list[int]]:
+        """sentencepiece's ``nbest_encode_as_ids``: the IDs of the ``nbest_size`` best segmentations, in its order.
+
+        ValueError for a BPE model, which has no n-best (in sentencepiece either).
+        """
+        return [self._post_process(ids, add_bos, add_eos) for ids, _ in self.nbest_encode_with_scores(text, nbest_size)]
+
+    nbest_encode_as_ids = nbest_encode
+
+    def nbest_encode_as_pieces(self, text: str, nbest_size: int) -> list[list[str]]:
+        """The pieces of the ``nbest_size`` best segmentations (sentencepiece's ``nbest_encode_as_pieces``)."""
+        found = sampling.nbest_segments(self, self.normalize(text), nbest_size)
+        return [[surface for surface, _ in self._finish(seg)] for seg, _ in found]
 
     def _post_process(self, ids: list[int], add_bos: bool, add_eos: bool) -> list[int]:
         head = [self._control_id("<s>")] if add_bos else []
         tail = [self._control_id("</s>")] if add_eos else []
         return head + ids + tail
 
-    def encode_as_pieces(self, text: str) -> list[str]:
-        """Piece strings of ``text`` (``out_type=str``); an unknown run shows its own text."""
-        return [surface for surface, _ in self.segment(self.normalize(text))]
+    def encode_as_pieces(self, text: str, *, enable_sampling: bool = False, alpha: float = 0.1, nbest_size: int = -1,
+                         seed: int | random.Random | None = None) -> list[str]:
+        """Piece strings of ``text`` (``out_type=str``); an unknown run shows its own text. Sampling as in `encode`."""
+        return [surface for surface, _ in self._pieces(text, enable_sampling, alpha, nbest_size, seed)]
 
     def decode(self, ids: Iterable[int]) -> str:
         """Text of ``ids``, following sentencepiece's decoder (`toklab.decoders.SentencePieceDecoder`).

@@ -54,7 +54,8 @@ import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from ..base.checks import check_bool, check_int, check_str, not_utf8, type_name, warn_smaller
+from ..base.checks import (MAX_SENTENCE_LENGTH, SkippedCount, check_bool, check_int, check_not_a_file_name,
+                           check_str, not_utf8, short_sentences, type_name, warn_smaller)
 from ..base.pieces import SPACE, UNK_SURFACE, byte_piece
 from ..bpe.trainer import pop_best
 from ..normalizers.nmt import NORMALIZATIONS
@@ -70,7 +71,7 @@ __all__ = ["sentences", "script_runs", "word_counts", "merge_chars", "covered_ch
 def sentences(source: str | os.PathLike | Iterable[str]) -> Iterator[str]:
     """The training sentences: the lines of a text or of a UTF-8 file, or the items of an iterable."""
     if isinstance(source, str):
-        yield from source.split("\n")
+        yield from check_not_a_file_name(source).split("\n")
         return
     if isinstance(source, os.PathLike):
         path = os.fspath(source)
@@ -333,6 +334,7 @@ def train_model(
     unk_surface: str = UNK_SURFACE,
     max_piece_length: int = 16,
     allow_smaller: bool = False,
+    max_sentence_length: int | None = MAX_SENTENCE_LENGTH,
 ) -> tuple[list[SPPiece], SPConfig]:
     """Train a sentencepiece model of ``vocab_size`` pieces from raw text; return its pieces and settings.
 
@@ -344,10 +346,14 @@ def train_model(
     ``byte_fallback``, and the learned pieces, which always include every kept
     character (ValueError if those alone do not fit). If the corpus cannot fill
     the rest, the model is smaller and `toklab.base.checks.SmallVocabularyWarning` says
-    so, unless ``allow_smaller``. `toklab.sentencepiece.train` returns the result
-    as a `toklab.SentencePieceTokenizer`.
+    so, unless ``allow_smaller``. As sentencepiece does, a sentence longer than
+    ``max_sentence_length`` UTF-8 bytes (before normalization) is skipped, and a
+    `toklab.base.checks.LongSentenceWarning` counts them (None: no limit).
+    `toklab.sentencepiece.train` returns the result as a `toklab.SentencePieceTokenizer`.
     """
     check_int(vocab_size, "vocab_size", minimum=1)
+    if max_sentence_length is not None:
+        check_int(max_sentence_length, "max_sentence_length", minimum=1)
     check_int(max_piece_length, "max_piece_length", minimum=1)
     for flag, value in (("add_dummy_prefix", add_dummy_prefix), ("remove_extra_whitespaces", remove_extra_whitespaces),
                         ("byte_fallback", byte_fallback), ("split_by_whitespace", split_by_whitespace),
@@ -382,10 +388,15 @@ def train_model(
         split_digits=split_digits, split_by_whitespace=split_by_whitespace, unk_surface=unk_surface,
         charsmap=compile_rule(normalization),
     )
-    counts = word_counts(sentences(source), SentencePieceNormalizer(config, users), cut=meta,
+    skipped = SkippedCount()
+    counts = word_counts(short_sentences(sentences(source), max_sentence_length, skipped),
+                         SentencePieceNormalizer(config, users), cut=meta,
                          split_by_unicode_script=split_by_unicode_script, split_by_number=split_by_number)
+    skipped.warn("toklab.sentencepiece.train", max_sentence_length or 0, stacklevel=4)
     if not counts:
-        raise ValueError("no text to train on: every sentence is empty after normalization")
+        raise ValueError("no text to train on: every sentence is empty after normalization" + (
+            f" or longer than max_sentence_length={max_sentence_length:,} bytes ({skipped.count:,} skipped)"
+            if skipped.count else ""))
     chars = covered_chars(counts, float(character_coverage))
     left_out = {ch for w in counts for ch in w} - set(chars)
     if left_out:  # the rarest characters split words, as they will be unknown
@@ -407,7 +418,8 @@ def train_model(
     head += [SPPiece(s, 0.0, "user") for s in users]
     head += [SPPiece(byte_piece(b), 0.0, "byte") for b in range(256)] if byte_fallback else []
     if model_type == "unigram":
-        model = train_unigram(counts, room + 1, split=None, max_piece_length=max_piece_length, allow_smaller=True)
+        model = train_unigram(counts, room + 1, split=None, max_piece_length=max_piece_length, allow_smaller=True,
+                              max_sentence_length=None)
         learned = [(p, s) for p, s, kind in model.entries() if kind == "normal"]
     else:
         learned = train_bpe_pieces(counts, chars, room - len(chars))

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..base.files import atomic_write
+
 __all__ = ["LAYERS", "layer_of", "layout", "readme_table", "docstring_list", "write", "MAP", "BEYOND", "Pair",
            "PAIRS", "resolve", "package_map", "source_lines"]
 
@@ -127,7 +129,7 @@ def write(root: Path) -> list[Path]:
         text = path.read_text(encoding="utf-8")
         new = _replace(text, start, end, body, str(path))
         if new != text:
-            path.write_text(new, encoding="utf-8")
+            atomic_write(path, new)
             changed.append(path)
     return changed
 

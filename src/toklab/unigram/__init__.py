@@ -11,6 +11,8 @@ The package has the shape every algorithm package here has:
   a lattice of prefix lookups, assigns IDs, scores unknown characters and byte
   fallback like sentencepiece, and offers n-best and sampling.
 - `lattice`: the engine, per text in pure Python and for many words at once in numpy.
+- `astar`: sentencepiece's own n-best search (A* from the end, its heap order), so
+  n-best lists equal the library's, ties included.
 - `trainer`: sentencepiece's trainer (seed vocabulary, EM, pruning), batched over
   every word on the numpy lattice; same results as the reference steps.
 

@@ -21,9 +21,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..base.checks import check_ids, check_str, type_name
 from ..base.pieces import KINDS, UNK_SURFACE, byte_of_piece, byte_piece
+from ..base.unicode import replace_surrogates
 from ..decoders import decode_utf8_per_byte
 from . import lattice
-from .lattice import FLT_MIN, PieceTable, round32
+from .lattice import PieceTable, round32
 
 __all__ = ["UNK_PENALTY", "Unigram", "path_pieces", "path_ids"]
 
@@ -136,16 +137,16 @@ class Unigram:
         self.byte_fallback = bool(byte_fallback)
         if byte_fallback and any(byte_piece(b) not in self._ids for b in range(256)):
             raise ValueError("byte_fallback needs all 256 byte pieces <0x00>..<0xFF> in the vocabulary")
-        # The score used inside the lattice. sentencepiece means to give a
-        # user-defined piece len(utf8) * max_score - 0.1, but its max_score_
-        # starts at FLT_MIN (the smallest *positive* float) and ordinary scores
-        # are negative, so max_score_ stays ~1e-38 and the piece scores ~-0.1:
-        # nearly free, chosen almost always. We reproduce that (checked against
-        # sentencepiece in the tests).
-        sp_max = max([FLT_MIN, *normal])
+        # The score used inside the lattice. sentencepiece gives a user-defined
+        # piece of n characters the score n * 0.1 - 0.1 (float32 product, as C++
+        # computes `length * 0.1f - 0.1`): never below 0, so better than any
+        # ordinary piece, and longer symbols better still. Measured on
+        # sentencepiece 0.2.3's n-best scores (its versions up to 0.2.0 gave
+        # about -0.1 whatever the length: `length * max_score_ - 0.1` with
+        # max_score_ stuck at FLT_MIN); the tests check both encodings and
+        # n-best lists against the pinned library.
         match_score = [
-            (len(p.encode("utf-8")) * sp_max - 0.1) if k == "user" else s
-            for p, s, k in zip(self._vocab, self._scores, self._kinds)
+            _user_score(len(p)) if k == "user" else s for p, s, k in zip(self._vocab, self._scores, self._kinds)
         ]
         match: dict[str, int] = {}
         for i, (piece, kind) in enumerate(zip(self._vocab, self._kinds)):
@@ -244,13 +245,13 @@ class Unigram:
     # ---- inference ----------------------------------------------------------
 
     def viterbi(self, text: str) -> list[str]:
-        """The most probable segmentation of ``text`` (how the model encodes it)."""
-        check_str(text)
+        """The most probable segmentation of ``text`` (how the model encodes it); a lone surrogate is U+FFFD."""
+        text = replace_surrogates(check_str(text))
         return path_pieces(self, text, lattice.best_path(self.table, text)[0])
 
     def encode(self, text: str) -> list[int]:
         """IDs of the Viterbi segmentation (a run of unknown characters is one unknown ID)."""
-        check_str(text)
+        text = replace_surrogates(check_str(text))
         return path_ids(self, text, lattice.best_path(self.table, text)[0])
 
     segment = encode
@@ -297,7 +298,7 @@ class Unigram:
 
     def nbest(self, text: str, n: int) -> list[tuple[list[str], float]]:
         """The ``n`` most probable segmentations with their scores, best first (first = `viterbi`)."""
-        check_str(text)
+        text = replace_surrogates(check_str(text))
         if not isinstance(n, int) or n < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
         return [(path_pieces(self, text, path), score) for path, score in lattice.nbest_paths(self.table, text, n)]
@@ -321,7 +322,7 @@ class Unigram:
         self, text: str, k: int, *, alpha: float = 1.0, nbest_size: int = -1, seed: int | random.Random | None = None
     ) -> list[list[str]]:
         """``k`` independent draws of `sample` (the lattice and tables are built once)."""
-        check_str(text)
+        text = replace_surrogates(check_str(text))
         if not isinstance(nbest_size, int):
             raise TypeError(f"nbest_size must be an int, got {nbest_size!r}")
         if not math.isfinite(alpha) or alpha < 0:
@@ -345,6 +346,14 @@ class Unigram:
         items = {words: 1.0}.items() if isinstance(words, str) else words.items()
         by_id = lattice.text_expected_counts(self.table, items)
         return {self._vocab[i]: c for i, c in by_id.items()}
+
+
+_TENTH32 = round32(0.1)
+
+
+def _user_score(n_chars: int) -> float:
+    """sentencepiece's lattice score for a user-defined piece of ``n_chars`` characters (see `Unigram`)."""
+    return round32(round32(n_chars * _TENTH32) - 0.1)
 
 
 def path_pieces(model, text: str, path: lattice.Path) -> list[str]:

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..base.checks import check_int, type_name, warn_smaller
+from ..base.checks import (MAX_SENTENCE_LENGTH, SkippedCount, check_int, check_not_a_file_name, short_sentences,
+                           type_name, warn_smaller)
 from ..base.pieces import byte_piece
 from ..pre_tokenizers.metaspace import split_words
 from .lattice import Lattice, code_points
@@ -189,13 +190,17 @@ def train(
     history: list | None = None,
     progress: bool = False,
     allow_smaller: bool = False,
+    max_sentence_length: int | None = MAX_SENTENCE_LENGTH,
 ) -> Unigram:
     """Train a Unigram model with ``vocab_size`` entries, the way sentencepiece does.
 
     ``source`` is escaped text (a string is cut into lines), an iterable of
     escaped sentences, or a mapping ``word -> count``. Sentences are cut into
     words by ``split`` (default `split_words`: before every ``▁``; ``None``
-    keeps each sentence whole); no piece crosses a word boundary.
+    keeps each sentence whole); no piece crosses a word boundary. A sentence
+    (or a word of the mapping) longer than ``max_sentence_length`` UTF-8 bytes is
+    left out, as sentencepiece leaves it out, with a
+    `toklab.base.checks.LongSentenceWarning` counting them; None keeps every one.
 
     ``vocab_size`` counts every entry: the unknown piece, ``special_tokens``
     (control pieces), the 256 byte pieces if ``byte_fallback``, and the
@@ -255,9 +260,22 @@ def train(
         raise ValueError(f"the unknown piece, special tokens and byte pieces must be distinct from each other "
                          f"and from protected pieces; clash: {clash or 'duplicate special token'}")
 
+    if max_sentence_length is not None:
+        check_int(max_sentence_length, "max_sentence_length", minimum=1)
+    skipped = SkippedCount()
+    if isinstance(source, Mapping):
+        if max_sentence_length is not None:
+            kept = set(short_sentences(source, max_sentence_length, skipped))
+            source = {w: c for w, c in source.items() if w in kept}
+    elif hasattr(source, "__iter__") and not isinstance(source, (bytes, bytearray)):
+        source = short_sentences(check_not_a_file_name(source).split("\n") if isinstance(source, str) else source, max_sentence_length,
+                                 skipped)
     counts = word_counts(source, split)
+    skipped.warn("toklab.unigram.train", max_sentence_length or 0)
     if not counts:
-        raise ValueError("no text to train on: the corpus is empty")
+        raise ValueError("no text to train on: the corpus is empty" + (
+            f" (all {skipped.count:,} sentences are longer than max_sentence_length={max_sentence_length:,} bytes)"
+            if skipped.count else ""))
     seed = seed_pieces(counts, max_piece_length=max_piece_length, seed_size=seed_size)
     chars = [p for p in seed if len(p) == 1]
     keep_always = list(dict.fromkeys([*chars, *required, *protected]))

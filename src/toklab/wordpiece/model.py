@@ -15,6 +15,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ..base.files import atomic_write
+from ..base.unicode import replace_surrogates
 from ..decoders import WordPieceDecoder
 from ..normalizers.bert import BertNormalizer
 from ..pipeline.compose import Pipeline
@@ -148,7 +150,7 @@ class WordPieceModel:
         for token in self._ids:
             if not token or "\n" in token or "\r" in token:
                 raise ValueError(f"token {token!r} cannot be written as one line of vocab.txt")
-        Path(path).write_text("".join(self.vocab[i] + "\n" for i in range(n)), encoding="utf-8", newline="\n")
+        atomic_write(path, "".join(self.vocab[i] + "\n" for i in range(n)))
 
 
 class WordPiece(Pipeline):
@@ -207,9 +209,12 @@ class WordPiece(Pipeline):
     def get_vocab(self) -> dict[str, int]:
         return self.model.get_vocab()
 
-    def words(self, text: str) -> list[str]:
-        """Normalized words of ``text``: ``pre_tokenize(normalize(text))`` in one pass."""
-        return bert_words(text, self.normalizer)
+    def words(self, text: str, *, first: bool = True) -> list[str]:
+        """Normalized words of ``text``: ``pre_tokenize(normalize(text))`` in one pass (``first`` changes nothing).
+
+        A lone surrogate is U+FFFD first, as in every toklab tokenizer (`Pipeline.normalize`).
+        """
+        return bert_words(replace_surrogates(text), self.normalizer)
 
     def encode_word(self, word: str) -> list[str]:
         """Longest-match-first pieces of one already normalized word."""

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ..base.checks import check_int, not_utf8, type_name, warn_smaller
+from ..base.checks import check_int, check_not_a_file_name, not_utf8, type_name, warn_smaller
 from ..normalizers.bert import BertNormalizer, char_tables, ideographs_apart, run_tables
 from ..pre_tokenizers.bert import split_rule
 from .model import BERT_SPECIAL_TOKENS, WordPiece
@@ -342,7 +342,7 @@ def word_counts(
                 raise not_utf8(path, e) from None
             _split_counts("".join(batch), raw)
         return _normalized_counts(raw, normalizer)
-    docs = [source] if isinstance(source, str) else source
+    docs = [check_not_a_file_name(source)] if isinstance(source, str) else source
     for doc in docs:
         if not isinstance(doc, str):
             raise TypeError(f"training documents must be str, got {type(doc).__name__}")
