@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import inspect
+import json
 import re
 import signal
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from toklab.cli import grading
-from toklab.teaching.exercises import REGISTRY, sandbox
+from toklab.teaching.exercises import REGISTRY, count_cases, sandbox
 from toklab.teaching.exercises.sandbox import ALIASES, STATUSES, Limits
 
 from ..teaching.exercises.test_registry import encode_by_recounting
@@ -23,13 +24,33 @@ from ..teaching.exercises.test_registry import encode_by_recounting
 BOOK = Path(__file__).resolve().parents[2] / "book"
 
 GOOD = """
-from toklab import bpe
-
 def my_encode(symbols, merges):
-    return bpe.reference_encode(symbols, merges)
+    rank = {pair: r for r, pair in enumerate(merges)}
+    parts = list(symbols)
+    while len(parts) > 1:
+        ranked = [(rank[p], i) for i, p in enumerate(zip(parts, parts[1:])) if p in rank]
+        if not ranked:
+            break
+        _, i = min(ranked)
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+    return parts
 
 if __name__ == "__main__":
     raise SystemExit("the script part must not run under the checker")
+"""
+
+#: ch03_1-ex1 under the name its solution uses.
+OWN_TABLE = """
+def my_bytes_to_unicode():
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    table, n = {}, 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + n)
+            n += 1
+    return table
 """
 
 #: The typical slip of this exercise (§2.1's pitfall), as the registry's own test writes it, in a file of its own.
@@ -49,9 +70,12 @@ ODD = {
                       "defines no function my_encode() (the exercise asks for it); it defines: encode"),
     "not_callable.py": ("my_encode = 3\n", "no-function", "my_encode is not a function (it is 3)"),
     "forks_and_loops.py": ("import os, time\ndef my_encode(s, m):\n    if os.fork() == 0:\n        time.sleep(600)\n"
-                           "    while True:\n        pass\n", "timeout", "within the 1.5 s time limit"),
+                           "    while True:\n        pass\n", "timeout", "within the 3 s time limit"),
     "recursion.py": ("def my_encode(s, m):\n    return my_encode(s, m)\n", "failed", "got raised RecursionError"),
-    "keyboard.py": ("def my_encode(s, m):\n    raise KeyboardInterrupt\n", "error", "KeyboardInterrupt"),
+    "keyboard.py": ("def my_encode(s, m):\n    raise KeyboardInterrupt\n", "failed", "got raised KeyboardInterrupt"),
+    "kills_parent.py": ("import os, signal\ndef my_encode(s, m):\n    os.kill(os.getppid(), signal.SIGKILL)\n",
+                        "crashed", "killed its parent process"),
+    "reexport.py": ("from toklab.bpe import reference_encode as my_encode\n", "reused", "toklab's own answer"),
 }
 
 
@@ -101,7 +125,7 @@ def test_function_overrides_the_name_and_aliases_are_only_where_the_exercise_all
     renamed = _write(tmp_path, "renamed.py", GOOD.replace("my_encode", "encode_with_ranks"))
     assert toklab("check", "ch02_1-ex2", renamed).status == 1
     assert toklab("check", "ch02_1-ex2", renamed, "--function", "encode_with_ranks").status == 0
-    table = _write(tmp_path, "table.py", "from toklab.base.unicode import bytes_to_unicode as my_bytes_to_unicode\n")
+    table = _write(tmp_path, "table.py", OWN_TABLE)
     result = toklab("check", "ch03_1-ex1", table)
     assert result.status == 0 and "checking my_bytes_to_unicode(), which ch03_1-ex1 accepts" in result.out
 
@@ -128,9 +152,14 @@ def test_bad_arguments_are_one_line(toklab, tmp_path):
         (("check", "ch00-ex3", path), 2, "python -m toklab exercises lists them all"),
         (("check", "ch02_1-ex2", tmp_path / "missing.py"), 1, "no such file"),
         (("check", "ch02_1-ex2", tmp_path), 1, "is not a file"),
-        (("check", "ch02_1-ex2", path, "--timeout", "0"), 2, "--timeout must be positive"),
+        (("check", "ch02_1-ex2", path, "--timeout", "0"), 2, "--timeout must be a positive number of seconds"),
+        (("check", "ch02_1-ex2", path, "--timeout", "nan"), 2, "--timeout must be a positive number of seconds"),
+        (("grade", "ch02_1-ex2", tmp_path, "--timeout", "inf"), 2, "--timeout must be a positive number of seconds"),
         (("check", "ch02_1-ex2", path, "--memory", "10"), 2, "--memory must be at least 64"),
-        (("check", "ch02_1-ex2"), 2, "required: FILE.py"),
+        (("check", "ch02_1-ex2"), 2, "required: FILE"),
+        (("grade", "ch05_3-ex1", tmp_path), 2, "ch05_3-ex1 is not graded: its checker is meant to fail"),
+        (("grade", "ch99", tmp_path), 2, "chapter 'ch99' has no graded exercise"),
+        (("grade", "ch02_1-ex2", tmp_path / "good.py", "--recursive"), 1, "is not a folder"),
         (("grade", "ch02_1-ex2", tmp_path / "nowhere"), 1, "is not a folder"),
         (("grade", "ch02_1-ex2", tmp_path / "good.py"), 1, "is not a folder"),
         (("grade", "ch02_1-ex2", tmp_path, "--jobs", "0"), 2, "--jobs must be at least 1"),
@@ -142,7 +171,10 @@ def test_bad_arguments_are_one_line(toklab, tmp_path):
         assert phrase in result.error(), (argv, result.err)
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert "holds no .py files" in toklab("grade", "ch02_1-ex2", empty).error()
+    assert "holds no .py or .ipynb files" in toklab("grade", "ch02_1-ex2", empty).error()
+    assert "holds no student folders" in toklab("grade", "ch02_1-ex2", empty, "--recursive").error()
+    (empty / "alice").mkdir()
+    assert "--recursive grades one folder per student" in toklab("grade", "ch02_1-ex2", empty).error()
 
 
 def test_a_memory_limit_below_what_python_needs_is_explained(tmp_path):
@@ -161,7 +193,7 @@ def test_grade_survives_every_kind_of_broken_submission(toklab, tmp_path):
     for name, (source, _, _) in ODD.items():
         _write(folder, name, source)
     out = tmp_path / "grades.csv"
-    result = toklab("grade", "ch02_1-ex2", folder, "--csv", out, "--timeout", "1.5", "--memory", "512", "--jobs", "2")
+    result = toklab("grade", "ch02_1-ex2", folder, "--csv", out, "--timeout", "3", "--memory", "512", "--jobs", "2")
     assert result.status == 0, result.err
     with open(out, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
@@ -177,7 +209,10 @@ def test_grade_survives_every_kind_of_broken_submission(toklab, tmp_path):
         assert phrase in row["failure"], (name, row["failure"])
         assert "\n" not in row["failure"]
         assert float(row["seconds"]) >= 0
-    assert float(by_file["forks_and_loops.py"]["seconds"]) < 5  # killed at the limit, not waited for
+    assert float(by_file["forks_and_loops.py"]["seconds"]) < 6  # killed at the limit, not waited for
+    assert [r["student"] for r in rows] == [Path(r["file"]).stem for r in rows]
+    assert all(r["label"] == "ch02_1-ex2" and r["cases_total"] == str(count_cases("ch02_1-ex2")) for r in rows)
+    assert by_file["good.py"]["score"] == "100" and by_file["wrong_name.py"]["score"] == "0"
     assert by_file["recursion.py"]["hint"]  # a failed case carries the checker's hint
     summary = result.out.strip().splitlines()[-1]
     assert summary.startswith(f"2 of {len(ODD) + 2} passed") and str(out) in summary
@@ -192,7 +227,7 @@ def test_ctrl_c_stops_grading_and_every_running_submission_at_once(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "toklab", "grade", "ch02_1-ex2", folder, "--timeout", "60",
                              "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # even if we ignore it
-    assert proc.stdout.readline().startswith("grading 4 files")
+    assert proc.stdout.readline().startswith("grading 4 students")
     time.sleep(1.5)  # two submissions are looping now
     proc.send_signal(signal.SIGINT)
     start = time.monotonic()
@@ -206,3 +241,104 @@ def test_a_checker_that_cannot_start_in_time_is_an_error_not_a_timeout(tmp_path,
     monkeypatch.setattr(sandbox, "STARTUP_SECONDS", 0.01)  # no Python starts that fast
     outcome = sandbox.run("ch02_1-ex2", _write(tmp_path, "good.py", GOOD), limits=Limits(seconds=10))
     assert outcome.status == "error" and "did not start within 0.01 s" in outcome.summary
+
+
+# ---------------------------------------------------------------------------- notebooks, folders, gradebooks
+
+
+def _notebook(path: Path, *sources: str) -> Path:
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "Answers (null and true are JSON words)"}]
+    cells += [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": s}
+              for s in sources]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+                    encoding="utf-8")
+    return path
+
+
+#: ch02_1-ex1, written out.
+TRAIN = """
+def my_train(words, num_merges):
+    words, merges = dict(words), []
+    for _ in range(num_merges):
+        counts = {}
+        for word, n in words.items():
+            for pair in zip(word, word[1:]):
+                counts[pair] = counts.get(pair, 0) + n
+        if not counts:
+            break
+        best = min(counts, key=lambda p: (-counts[p], p))
+        merges.append(best)
+        merged = {}
+        for word, n in words.items():
+            out, i = [], 0
+            while i < len(word):
+                if tuple(word[i : i + 2]) == best:
+                    out.append(word[i] + word[i + 1])
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            merged[tuple(out)] = merged.get(tuple(out), 0) + n
+        words = merged
+    return merges
+"""
+
+
+def test_check_runs_a_notebooks_cells(toklab, tmp_path):
+    path = _notebook(tmp_path / "answer.ipynb", "%load_ext autoreload\nimport math", GOOD)
+    result = toklab("check", "ch02_1-ex2", path)
+    assert result.status == 0, result.out
+    assert "my_encode(symbols, merges)" in result.out.splitlines()[0]  # the call the checker makes
+
+
+def test_check_of_an_exercise_meant_to_fail_says_so(toklab, tmp_path):
+    heal_one = ("def heal_one(tokenizer, prompt):\n    ids = tokenizer.encode(prompt, disallowed_special=())\n"
+                "    return ids[:-1], tokenizer.decode_bytes(ids[-1:])\n")
+    result = toklab("check", "ch05_3-ex1", _write(tmp_path, "heal.py", heal_one))
+    assert result.status == 1 and "is meant to fail" in result.out and "not graded as code" in result.out
+
+
+def test_grade_recursive_builds_one_gradebook_from_folders_of_notebooks(toklab, tmp_path):
+    folder = tmp_path / "class"
+    _notebook(folder / "北京大学" / "ch02_1_bpe.ipynb", GOOD, TRAIN)  # one notebook answers both
+    _notebook(folder / "bob" / "work" / "ch02_1-ex2.ipynb", GOOD)  # below a subfolder
+    _write((folder / "bob").resolve(), "train.py", TRAIN.replace("(-counts[p], p)", "(-counts[p], p[::-1])"))
+    (folder / "carol").mkdir()
+    _write(folder / "carol", "notes.py", "x = 1\n")
+    (folder / "dave 🙂").mkdir()
+    (folder / ".git").mkdir()  # not a student
+    details, book = tmp_path / "details.csv", tmp_path / "gradebook.csv"
+    result = toklab("grade", "ch02_1", folder, "--recursive", "--csv", details, "--gradebook", book, "--bom",
+                    "--timeout", "30")
+    assert result.status == 0, result.err
+    raw = book.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and "北京大学".encode() in raw and "🙂".encode() in raw
+    with open(book, newline="", encoding="utf-8-sig") as fh:
+        gradebook = {row["student"]: row for row in csv.DictReader(fh)}
+    assert list(gradebook) == sorted(["北京大学", "bob", "carol", "dave 🙂"])
+    assert list(next(iter(gradebook.values()))) == ["student", "score", "passed", "exercises", "ch02_1-ex1",
+                                                    "ch02_1-ex2"]
+    assert gradebook["北京大学"]["passed"] == "2" and gradebook["北京大学"]["score"] == "100.0"
+    assert gradebook["bob"]["ch02_1-ex2"] == "100" and float(gradebook["bob"]["ch02_1-ex1"]) < 100
+    assert gradebook["carol"]["score"] == "0.0" and gradebook["dave 🙂"]["passed"] == "0"
+    with open(details, newline="", encoding="utf-8-sig") as fh:
+        rows = {(r["student"], r["label"]): r for r in csv.DictReader(fh)}
+    assert len(rows) == 8 and list(next(iter(rows.values()))) == list(grading.CSV_COLUMNS)
+    assert rows[("bob", "ch02_1-ex2")]["file"] == "bob/work/ch02_1-ex2.ipynb"
+    assert rows[("bob", "ch02_1-ex1")]["file"] == "bob/train.py"
+    assert rows[("dave 🙂", "ch02_1-ex1")]["status"] == "missing"
+    assert rows[("carol", "ch02_1-ex2")]["status"] == "no-function"
+    passed, total = int(rows[("bob", "ch02_1-ex1")]["cases_passed"]), int(rows[("bob", "ch02_1-ex1")]["cases_total"])
+    assert 0 < passed < total == count_cases("ch02_1-ex1")
+    assert rows[("bob", "ch02_1-ex1")]["score"] == f"{round(100 * passed / total, 1):g}"
+
+
+def test_without_bom_the_csv_is_plain_utf8(toklab, tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    _write(folder, "zoë.py", GOOD)
+    out = tmp_path / "g.csv"
+    assert toklab("grade", "ch02_1-ex2", folder, "--csv", out).status == 0
+    assert out.read_bytes().startswith(b"student,label,score,")
+    assert "zoë,ch02_1-ex2,100," in out.read_text(encoding="utf-8")

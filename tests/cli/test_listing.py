@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from toklab.cli import listing
+from toklab.teaching import catalog
 from toklab.teaching.exercises import REGISTRY
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
@@ -124,7 +125,7 @@ def test_the_command_prints_the_table_and_json(toklab):
 
 
 def test_without_book_sources_the_registry_is_listed_and_the_user_told(toklab, monkeypatch):
-    monkeypatch.setattr(listing, "book_dir", lambda: None)
+    monkeypatch.setattr(listing, "book_dir", lambda: None)  # (the command looks it up there)
     result = toklab("exercises", "--json")
     assert result.status == 0
     assert "book sources (book/ch*.md) are not here" in result.err and "--book DIR" in result.err
@@ -135,12 +136,12 @@ def test_without_book_sources_the_registry_is_listed_and_the_user_told(toklab, m
 
 
 def test_the_installed_package_finds_no_book(tmp_path, monkeypatch):
-    fake = tmp_path / "lib" / "python3.11" / "site-packages" / "toklab" / "cli" / "listing.py"
+    fake = tmp_path / "lib" / "python3.11" / "site-packages" / "toklab" / "teaching" / "catalog.py"
     fake.parent.mkdir(parents=True)
-    monkeypatch.setattr(listing, "__file__", str(fake))
-    assert listing.book_dir() is None
+    monkeypatch.setattr(catalog, "__file__", str(fake))
+    assert catalog.book_dir() is None
     monkeypatch.undo()
-    assert listing.book_dir() == BOOK
+    assert catalog.book_dir() == BOOK
 
 
 def test_bad_options_are_one_line(toklab, tmp_path):

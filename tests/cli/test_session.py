@@ -70,7 +70,10 @@ def test_a_new_users_session(tmp_path):
     assert all(label in listed for label in REGISTRY)
 
     # 8. Check a solution, right and wrong.
-    good = "from toklab import bpe\n\ndef my_encode(symbols, merges):\n    return bpe.reference_encode(symbols, merges)\n"
+    good = ("def my_encode(symbols, merges):\n    rank = {p: r for r, p in enumerate(merges)}\n    parts = list(symbols)\n"
+            "    while True:\n        ranked = [(rank[p], i) for i, p in enumerate(zip(parts, parts[1:])) if p in rank]\n"
+            "        if not ranked:\n            return parts\n        _, i = min(ranked)\n"
+            "        parts[i : i + 2] = [parts[i] + parts[i + 1]]\n")
     wrong = "def my_encode(symbols, merges):\n    return list(symbols)\n"
     (tmp_path / "mine.py").write_text(good, encoding="utf-8")
     (tmp_path / "oops.py").write_text(wrong, encoding="utf-8")

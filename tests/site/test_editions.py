@@ -176,12 +176,13 @@ def test_student_edition_has_every_exercise_and_no_solution(site, student_site):
         hidden_ok = solution_cells <= _gated_solution_code_cells(full_nb)
         if not hidden_ok:
             problems.append(f"{rel}: the page shows {solution_cells} code cells in solutions, the notebook gates fewer")
-        solution_cells = _gated_solution_code_cells(full_nb)
+        solution_cells = _gated_solution_code_cells(full_nb) + len(_checks_of_solutions(full_nb))
         full_code = sum(c.cell_type == "code" for c in full_nb.cells)
         student_code = sum(c.cell_type == "code" for c in nb.cells)
         if full_code - student_code != solution_cells:
             problems.append(
-                f"{rel}: student notebook has {student_code} code cells; expected {full_code} - {solution_cells} in solutions"
+                f"{rel}: student notebook has {student_code} code cells; expected {full_code} - {solution_cells} "
+                "in solutions or checking them"
             )
     # Every solution the sources hold, found on the built pages (a page may have none:
     # an optional deep dive).
@@ -191,6 +192,87 @@ def test_student_edition_has_every_exercise_and_no_solution(site, student_site):
     )
     assert total_solutions == in_sources > 50, f"{total_solutions} solutions on the pages, {in_sources} in the sources"
     assert not problems, "\n".join(problems)
+
+
+CHECK_COMMENT = "# Executed check of the solution to "
+
+
+def _checks_of_solutions(nb) -> list:
+    """The hidden cells of a full notebook that execute a solution's check (they state its expected answer)."""
+    return [c for c in nb.cells if c.cell_type == "code" and c.source.lstrip().startswith(CHECK_COMMENT)]
+
+
+def _answer_lines(check, full_nb) -> set[str]:
+    """The lines of a check cell that state an answer: long enough to be telling, and nowhere else in the notebook."""
+    elsewhere = "\n".join(c.source for c in full_nb.cells if c is not check)
+    lines = {" ".join(line.split()) for line in check.source.splitlines()[1:]}
+    return {line for line in lines if len(line) >= 24 and not line.startswith("#") and line not in
+            " ".join(elsewhere.split())}
+
+
+def test_student_notebooks_and_pages_hold_no_check_of_a_solution(site, student_site):
+    """Read the student notebooks themselves (and pages): no cell that checks a solution, none of its answers.
+
+    The checks are found in the full edition's notebooks by what they say, not by the tag the staging code
+    removes, so a check that lost its tag is caught here too."""
+    problems, checks = [], 0
+    for rel in chapter_pages(site):
+        full_nb = nbformat.read(download_links(site / rel)[".ipynb"], as_version=4)
+        student_page = student_site / rel
+        links = download_links(student_page)
+        if ".ipynb" not in links:
+            problems.append(f"{rel}: the student page offers no notebook")
+            continue
+        nb = nbformat.read(links[".ipynb"], as_version=4)
+        text = " ".join(notebook_text(nb).split())
+        page = " ".join(_soup(student_page).get_text(" ").split())
+        for cell in nb.cells:
+            if CHECK_COMMENT.strip() in cell.source or "solution-check" in cell.metadata.get("tags", []):
+                problems.append(f"{rel}: the student notebook checks a solution: {cell.source[:80]!r}")
+        for check in _checks_of_solutions(full_nb):
+            checks += 1
+            for line in _answer_lines(check, full_nb):
+                if line in text:
+                    problems.append(f"{rel}: the student notebook states an answer: {line[:80]!r}")
+                if line in page:
+                    problems.append(f"{rel}: the student page states an answer: {line[:80]!r}")
+    import jupytext
+
+    in_sources = sum(c.cell_type == "code" and c.source.lstrip().startswith(CHECK_COMMENT)
+                     for path in (ROOT / "book").glob("ch*.md") for c in jupytext.read(path).cells)
+    assert checks == in_sources > 0, f"{checks} checks of solutions in the full notebooks, {in_sources} in the sources"
+    assert not problems, "\n".join(problems)
+
+
+def test_each_exercise_box_says_its_label_difficulty_and_how_it_is_checked(site, student_site):
+    from toklab.teaching.exercises import REGISTRY
+
+    problems, seen = [], set()
+    for root in (site, student_site):
+        for rel in chapter_pages(site):
+            page = root / rel
+            for box in _soup(page).select("div.exercise[id]"):
+                label = box["id"]
+                if not re.fullmatch(r"ch\d\d(?:_\d+)?-ex\d+", label):
+                    continue
+                seen.add(label)
+                info = box.select_one(".toklab-exercise-info")
+                text = " ".join(info.get_text(" ").split()) if info else ""
+                entry = REGISTRY.get(label)
+                if not text.startswith(label) or not re.search(r"★|difficulty not marked", text):
+                    problems.append(f"{root.name}/{rel}: {label}'s box lacks its label or difficulty: {text!r}")
+                elif entry is None and "answer in words (no checker)" not in text:
+                    problems.append(f"{root.name}/{rel}: {label} has no checker, its box says {text!r}")
+                elif entry is not None and not entry.graded and "not graded" not in text:
+                    problems.append(f"{root.name}/{rel}: {label} is meant to fail, its box says {text!r}")
+                elif entry is not None and entry.graded:
+                    if f"{entry.signature}" not in text or f"python -m toklab check {label}" not in text:
+                        problems.append(f"{root.name}/{rel}: {label}'s box lacks its call or command: {text!r}")
+                    link = info.select_one("a[href$='_answers.py']")
+                    if link is None or not (page.parent / link["href"]).resolve().is_file():
+                        problems.append(f"{root.name}/{rel}: {label}'s box does not link its answer template")
+    assert set(REGISTRY) <= seen, f"exercises with a checker not found on any page: {sorted(set(REGISTRY) - seen)}"
+    assert not problems, "\n".join(problems[:20])
 
 
 def test_landing_pages_name_their_edition(site, student_site):

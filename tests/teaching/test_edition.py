@@ -18,7 +18,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toklab.teaching.edition import stage_edition, strip_notebook_solutions, strip_solutions
+from toklab.teaching.edition import SOLUTION_CHECK, stage_edition, strip_notebook_solutions, strip_solutions
 
 EXERCISE = """```{exercise-start}
 :label: ch99-ex1
@@ -269,3 +269,29 @@ def test_stage_edition_refuses_a_chapter_without_its_notebook(tmp_path, student)
     (root / "notebooks" / "ch99_x.ipynb").unlink()
     with pytest.raises(ValueError, match=r"book/ch99_x.md is a notebook without notebooks/ch99_x.ipynb"):
         stage_edition(tmp_path / "out", root, student=student)
+
+
+# ---------------------------------------------------------------------------- checks of solutions
+
+BOOK = __import__("pathlib").Path(__file__).resolve().parents[2] / "book"
+CHECK_COMMENT = "# Executed check of the solution to "
+
+
+def test_a_cell_tagged_solution_check_is_dropped_from_the_student_notebook():
+    nb = md_notebook(("markdown", EXERCISE), ("code", "x = 1"), ("code", CHECK_COMMENT + "ch99-ex1.\nassert x == 1"))
+    nb["cells"][2]["metadata"]["tags"] = ["remove-cell", SOLUTION_CHECK]
+    nb["cells"][1]["metadata"]["tags"] = ["remove-cell"]  # hidden set-up stays: the notebook needs it
+    student = strip_notebook_solutions(nb)
+    assert sources(student) == [("markdown", EXERCISE.strip("\n")), ("code", "x = 1")]
+
+
+@pytest.mark.parametrize("chapter", sorted(p.name for p in BOOK.glob("ch*.md")))
+def test_exactly_the_checks_of_solutions_carry_the_tag(chapter):
+    """Every cell that executes a solution's check is tagged, and only those: the tag is how the student
+    edition finds them (a new check cell without the tag would put its expected answer in students' hands)."""
+    for cell in jupytext.read(BOOK / chapter).cells:
+        tagged = SOLUTION_CHECK in cell.metadata.get("tags", [])
+        checks = cell.cell_type == "code" and cell.source.lstrip().startswith(CHECK_COMMENT)
+        assert tagged == checks, f"{chapter}: {cell.source[:80]!r}"
+        if tagged:
+            assert "remove-cell" in cell.metadata["tags"], f"{chapter}: a check of a solution is hidden from the page"

@@ -2,6 +2,9 @@
 
 - `exercises`: a checker for every coding exercise, and the sandbox that runs a
   student's file against one (``python -m toklab check``/``grade``);
+- `catalog`: what each exercise is (label, difficulty, the call its checker makes),
+  read from the chapters and the registry: the listing, the exercise boxes, the
+  answer templates;
 - `drills`: fresh practice problems for interviews, each with a checker that names the
   likely mistake (§8);
 - `sanity`: the eight invariants of the from-scratch demos as one check (the appendix);

@@ -6,7 +6,11 @@ notebook (``notebooks/*.ipynb``, checked against ``book/*.md``), which the build
 without executing it. ``make test`` runs nbval first, so the pages show outputs that were
 just re-executed and compared, and no chapter runs twice. The student edition also takes
 the solutions' prose and code cells out (`strip_notebook_solutions`), so each page's
-download is that same notebook: exercise text kept, no solution. Removing the solutions
+download is that same notebook: exercise text kept, no solution. It also drops every code
+cell tagged `SOLUTION_CHECK` (``solution-check``): a hidden cell after a solution that
+executes it (``# Executed check of the solution to chXX-exY``), which would state the
+expected answer in the student's notebook. A chapter tags each such cell
+``[remove-cell, solution-check]``; ``remove-cell`` alone only hides a cell from the page. Removing the solutions
 from the sources, rather than relying on sphinx-exercise's ``hide_solutions``, is needed
 twice over: with gated solutions (``solution-start``/``solution-end``, sphinx-exercise
 1.2.1) ``hide_solutions`` drops the start marker only, leaving the solution's cells in the
@@ -26,7 +30,10 @@ from typing import Any
 
 from .sphinxext import downloadable_notebook
 
-__all__ = ["RENDER_ONLY", "strip_solutions", "strip_notebook_solutions", "stage_edition"]
+__all__ = ["RENDER_ONLY", "SOLUTION_CHECK", "strip_solutions", "strip_notebook_solutions", "stage_edition"]
+
+#: The tag of a code cell that checks a solution (asserts its expected answer): the student edition drops it.
+SOLUTION_CHECK = "solution-check"
 
 _FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w-]+)\}")
 
@@ -96,9 +103,9 @@ def strip_notebook_solutions(nb: dict[str, Any], where: str = "<notebook>") -> d
     Markdown cells lose their solution directives (see ``strip_solutions``); a gated
     solution's markers usually sit in markdown cells around the solution's code cells,
     and every cell between ``solution-start`` and ``solution-end`` is removed, outputs and
-    all. A markdown cell left empty is dropped. Exercise cells, set-up cells and the
-    notebook's metadata are kept, except the ``jupytext`` pairing metadata (it names this
-    repository's folders).
+    all. A markdown cell left empty is dropped, and so is every cell tagged
+    `SOLUTION_CHECK`. Exercise cells, set-up cells and the notebook's metadata are kept,
+    except the ``jupytext`` pairing metadata (it names this repository's folders).
     """
     cells = []
     inside = False
@@ -109,7 +116,7 @@ def strip_notebook_solutions(nb: dict[str, Any], where: str = "<notebook>") -> d
             text = "".join(kept)
             if text.strip():
                 cells.append({**cell, "source": text.strip("\n")})
-        elif not inside:
+        elif not inside and SOLUTION_CHECK not in cell.get("metadata", {}).get("tags", []):
             cells.append(cell)
     if inside:
         raise ValueError(f"{where}: solution-start without a matching solution-end")

@@ -25,15 +25,28 @@ Enabled in ``_config.yml`` (``sphinx.extra_extensions``). What it does:
 * **Adds the tokenizer playground** (`toklab.teaching.playground`): the ``playground`` directive,
   its script on the pages that use it, and the vocabularies it loads, written into
   ``_static/playground/`` of every HTML build.
+* **Says, inside each exercise box, how the exercise is checked**: its label (what
+  ``check`` and ``grade`` take), its difficulty, and either the call its checker makes, the
+  ``python -m toklab check`` line and the chapter's answer template, or that it is answered
+  in words (no checker, or a checker meant to fail). All of it comes from
+  `toklab.teaching.catalog` (the chapter's text and the checkers' registry), in both
+  editions; the templates are written into ``_static/answers/``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["setup", "executed_notebook", "downloadable_notebook", "caption_alt_text"]
+__all__ = ["setup", "executed_notebook", "downloadable_notebook", "caption_alt_text", "exercise_boxes",
+           "ANSWERS_DIR"]
+
+#: Where the answer templates go in an HTML build.
+ANSWERS_DIR = "_static/answers"
+_BOX_CSS = "toklab-exercises.css"
+_LABEL = re.compile(r"ch\d\d(?:_\d+)?-ex\d+")
 
 
 def executed_notebook(outdir: str | Path, pagename: str) -> Path:
@@ -137,6 +150,74 @@ def caption_alt_text(app, doctree, docname: str) -> None:
                 image["alt"] = text
 
 
+def _chapter_text(path: Path) -> str:
+    from .catalog import notebook_markdown
+
+    text = path.read_text(encoding="utf-8")
+    return notebook_markdown(text) if path.suffix == ".ipynb" else text
+
+
+def exercise_boxes(app, doctree) -> None:
+    """Put the line that says how an exercise is checked at the top of each exercise box of the page."""
+    from docutils import nodes
+    from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node
+
+    from .catalog import UNMARKED, box, parse_text
+
+    found = [n for n in doctree.findall(lambda n: isinstance(n, (exercise_node, exercise_enumerable_node)))
+             if _LABEL.fullmatch(n.get("label", ""))]
+    if not found:
+        return
+    _, exercises = parse_text(_chapter_text(Path(app.env.doc2path(app.env.docname))))
+    stars = {ex["label"]: ex["difficulty"] for ex in exercises}
+    up = "../" * app.env.docname.count("/")
+    for node in found:
+        info = box(node["label"], stars.get(node["label"], UNMARKED))
+        line = nodes.paragraph(classes=["toklab-exercise-info"])
+        line += nodes.strong(text=info.label)
+        line += nodes.Text(f" · {info.difficulty if info.difficulty != UNMARKED else 'difficulty not marked'} · ")
+        if info.call is None:
+            line += nodes.Text("answer in words (no checker)")
+        elif not info.graded:
+            line += nodes.Text("meant to fail: run its checker on ")
+            line += nodes.literal(text=info.call)
+            line += nodes.Text(" and explain in words why it cannot pass (not graded)")
+        else:
+            line += nodes.Text("the checker calls ")
+            line += nodes.literal(text=info.call)
+            line += nodes.Text(" · ")
+            line += nodes.literal(text=info.command)
+            line += nodes.Text(" · ")
+            line += nodes.reference(text=f"template {info.template}", refuri=f"{up}{ANSWERS_DIR}/{info.template}")
+        body = next((c for c in node.children if isinstance(c, nodes.section)), node)
+        body.insert(0, line)
+
+
+def _write_templates(app, exception) -> None:
+    """Write each chapter's answer template, and the boxes' style sheet, into the HTML build."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from .catalog import parse_text, template
+
+    folder = Path(app.outdir) / ANSWERS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    chapters: dict[str, tuple[str, list[dict]]] = {}  # a chapter may have deep-dive pages: one template for all
+    for docname in sorted(app.env.found_docs):  # the chapter's main page (ch02_1_bpe) before ch02_1_bpe_fast
+        chapter = re.match(r"ch\d\d(?:_\d+)?", docname.rsplit("/", 1)[-1])
+        if chapter is None:
+            continue
+        title, found = parse_text(_chapter_text(Path(app.env.doc2path(docname))))
+        first_title, so_far = chapters.get(chapter[0], (title, []))
+        chapters[chapter[0]] = (first_title or title, so_far + found)
+    for chapter, (title, found) in chapters.items():
+        text = template(chapter, title, found)
+        if text is not None:
+            (folder / f"{chapter}_answers.py").write_text(text, encoding="utf-8")
+    (Path(app.outdir) / "_static" / _BOX_CSS).write_text(
+        ".toklab-exercise-info { font-size: 0.9em; overflow-wrap: anywhere; }\n"
+        ".toklab-exercise-info code { white-space: normal; overflow-wrap: anywhere; }\n", encoding="utf-8")
+
+
 def setup(app) -> dict[str, Any]:
     from . import playground
 
@@ -145,6 +226,9 @@ def setup(app) -> dict[str, Any]:
     # book/*.md each page rendered from a notebook offers beside that notebook.
     app.add_config_value("toklab_markdown_root", "", "html")
     app.connect("doctree-resolved", caption_alt_text)
+    app.connect("doctree-read", exercise_boxes)
+    app.connect("build-finished", _write_templates)
+    app.add_css_file(_BOX_CSS)
     # Before sphinx-book-theme builds the download menu (its handlers run at priority 501).
     app.connect("html-page-context", _offer_notebook, priority=500)
     # After the theme has built the menu.

@@ -148,11 +148,11 @@ print(json.dumps(out))
 
 def test_reports_are_the_same_in_every_process():
     runs = []
-    for seed in ("0", "1", "4242"):
+    for seed in ("0", "4242"):  # two hash seeds in two processes: every checker twice (they are not fast)
         done = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, check=True,
                               env={"PYTHONHASHSEED": seed, "PATH": ""})
         runs.append(json.loads(done.stdout))
-    assert runs[0] == runs[1] == runs[2]
+    assert runs[0] == runs[1]
     assert len(runs[0]) == 2 * len(REGISTRY)
 
 

@@ -203,6 +203,34 @@ def shortest_pieces_viterbi(text, scores):
     return out[::-1]
 
 
+def viterbi_reading_first_characters(text, scores):
+    """Right, except that it looks at every piece's first character: the empty piece crashes it."""
+    if any(p[0] == "\x00" for p in scores):
+        raise ValueError("no NUL pieces")
+    return unigram.reference_viterbi(text, scores)
+
+
+def viterbi_decoding_bytes(text, scores):
+    """Right on ASCII text, but it decodes the text's UTF-8 bytes as ASCII."""
+    return unigram.reference_viterbi(text.encode("utf-8").decode("ascii"), scores)
+
+
+def encode_skipping_an_end(end):
+    """The right encoder, but its loop never looks at the first (end=0) or the last (end=-1) pair."""
+
+    def encode(symbols, merges):
+        rank, parts = {pair: r for r, pair in enumerate(merges)}, list(symbols)
+        while True:
+            pairs = list(enumerate(zip(parts, parts[1:])))
+            ranked = [(rank[p], i) for i, p in (pairs[1:] if end == 0 else pairs[:-1]) if p in rank]
+            if not ranked:
+                return parts
+            i = min(ranked)[1]
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+
+    return encode
+
+
 def greedy_from_the_right(word, vocab):
     """Longest piece first, from the end of the word backwards."""
     pieces, end = [], len(word)
@@ -264,12 +292,16 @@ SLIPS = [
     ("ch02_1-ex2", lambda symbols, merges: bpe.reference_encode(symbols, merges[::-1]), "latest-learned merge first"),
     ("ch02_1-ex2", lambda symbols, merges: list(symbols), "no merge was applied"),
     ("ch02_1-ex2", lambda symbols, merges: ["".join(symbols)] if symbols else [], "lowest rank"),
+    ("ch02_1-ex2", encode_skipping_an_end(-1), "the last adjacent pair of the word is never looked at"),
+    ("ch02_1-ex2", encode_skipping_an_end(0), "the first adjacent pair of the word is never looked at"),
     ("ch02_2-ex1", keep_pieces_before_a_dead_end, "drop the pieces found so far"),
     ("ch02_2-ex1", lambda word, vocab: wordpiece.encode_word(word, vocab, max_input_chars_per_word=10**6),
      "longer than 100 characters"),
     ("ch02_3-ex1", lambda text, probs: unigram.reference_forward(text, probs)[1:], "len(text) + 1"),
     ("ch02_3-ex2", viterbi_returning_nothing, "must raise ValueError"),
     ("ch02_3-ex2", shortest_pieces_viterbi, "fewest pieces"),
+    ("ch02_3-ex2", viterbi_reading_first_characters, "IndexError is a bug in the function"),
+    ("ch02_3-ex2", viterbi_decoding_bytes, "UnicodeDecodeError is a bug in the function"),
     ("ch02_3-ex3", lambda wc, probs: unigram.reference_expected_counts({w: 1 for w in wc}, probs),
      "multiply a word's expected counts by its count"),
     ("ch02_3-ex3", expected_counts_unnormalized, "divided by the word's total probability"),

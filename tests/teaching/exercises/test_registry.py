@@ -24,7 +24,7 @@ from toklab import bpe, unigram
 from toklab.lab.patching import hash_buckets
 from toklab.measure import metrics
 from toklab.teaching import exercises
-from toklab.teaching.exercises import CHAPTERS, REGISTRY, CheckFailure, checkers, get
+from toklab.teaching.exercises import CHAPTERS, REGISTRY, CheckFailure, checkers, get, harness
 
 BOOK = Path(__file__).resolve().parents[3] / "book"
 LABELS = list(REGISTRY)
@@ -398,13 +398,26 @@ def test_every_checker_has_a_slip():
 
 
 @pytest.mark.parametrize("label", LABELS)
-def test_reference_passes(label):
+def test_reference_passes_and_a_large_case_is_timed(label, monkeypatch):
+    timed = []
+    case = harness.Run.case
+
+    def recording(run, name, **options):
+        opened = case(run, name, **options)
+        timed.append((name, opened.budget()))
+        return opened
+
+    monkeypatch.setattr(harness.Run, "case", recording)
     entry = get(label)
     message = entry.check(entry.reference)
     pattern = rf"{re.escape(label)}: all ([\d,]+) cases passed \({re.escape(entry.function)} agrees with .+\)"
     match = re.fullmatch(pattern, message)
     assert match, message
     assert int(match[1].replace(",", "")) >= 10, f"{label} checks only {match[1]} cases"
+    assert message.cases == int(match[1].replace(",", "")) == len(timed)
+    assert any(budget is not None for _, budget in timed), f"{label} has no timed case"
+    assert all(("(timed" in name) == (budget is not None) for name, budget in timed), (
+        f"{label}: a timed case must say so in its name, and only a timed case")
 
 
 @pytest.mark.parametrize("label", LABELS)

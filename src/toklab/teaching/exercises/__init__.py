@@ -16,12 +16,17 @@ order, and `get` finds one::
     entry = exercises.get("ch02_1-ex2")
     entry.function                 # 'my_encode': the function the reader defines
     entry.check(my_encode)         # the checker; entry.reference passes it
+
+A student's file is checked by `sandbox` (``python -m toklab check``/``grade``): the
+checker runs in the grading process and the student's function in a process of its own
+(`worker`, below a `warden`), which sends back plain values only (`plain`);
+`submissions` finds which file of a student answers which exercise.
 """
 
 import importlib
 import pkgutil
 
-from .harness import REGISTRY, CheckFailure, Exercise, checkers, get
+from .harness import REGISTRY, CheckFailure, Exercise, checkers, count_cases, get
 
 #: The chapter modules, ``ch00`` ... : every one is imported here, so that its checkers are registered
 #: (a new chapter's module needs no line in this file).
@@ -29,4 +34,4 @@ CHAPTERS = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name
 for _chapter in CHAPTERS:
     importlib.import_module(f".{_chapter}", __name__)  # binds toklab.teaching.exercises.<chapter> as well
 
-__all__ = ["REGISTRY", "CHAPTERS", "CheckFailure", "Exercise", "checkers", "get", *CHAPTERS]
+__all__ = ["REGISTRY", "CHAPTERS", "CheckFailure", "Exercise", "checkers", "count_cases", "get", *CHAPTERS]

@@ -79,6 +79,24 @@ def _decode_cases(pipe: Pipeline) -> list[tuple[str, list[int]]]:
     return cases
 
 
+#: The last case of each checker: long input, timed against toklab's `Pipeline` on the same input.
+LARGE_DECODE = "large: 8,000 IDs of emoji, Chinese and English (timed, pipeline 'bos+eos, NFKC')"
+LARGE_CHAT = "large: a conversation of 120 long messages (timed, pipeline 'bos+eos, NFKC')"
+
+
+def _large_text() -> str:
+    from ...data import corpus
+
+    return corpus.load("mixed", 9_000)
+
+
+def _large_chat() -> list[dict[str, str]]:
+    from ...data import corpus
+
+    lines = [line for line in corpus.load("mixed", 40_000).splitlines() if line.strip()]
+    return [{"role": ("user", "assistant")[k % 2], "content": "\n".join(lines[k::120])} for k in range(120)]
+
+
 def _decode_hint(expected: str, got: object, pipe: Pipeline) -> str:
     """Name the usual mistake that turns ``expected`` into ``got``."""
     if not isinstance(got, str):
@@ -117,14 +135,20 @@ def _reference_decode(pipe: Pipeline, ids: Sequence[int]) -> str:
           reference=_reference_decode, against="Pipeline.decode")
 def check_decode(run: Run, decode: Callable[[Pipeline, Sequence[int]], str]) -> None:
     """Check ``decode(pipe, ids)`` against `Pipeline.decode` on several pipelines and inputs."""
-    for name, pipe in exercise_pipelines().items():
-        for description, ids in _decode_cases(pipe):
-            expected = pipe.decode(ids)
-            case = run.case(f"{description} (pipeline {name!r})", expected=expected,
-                            input=_pipeline_input(f"decode(pipe, {ids})", name))
-            got = case.call(decode, pipe, list(ids))
-            if got != expected:
-                case.fail(got, _decode_hint(expected, got, pipe))
+    pipelines = exercise_pipelines()
+    cases = [(name, pipe, f"{description} (pipeline {name!r})", ids)
+             for name, pipe in pipelines.items() for description, ids in _decode_cases(pipe)]
+    large = pipelines["bos+eos, NFKC"]
+    cases.append(("bos+eos, NFKC", large, LARGE_DECODE, large.encode(_large_text())))
+    for name, pipe, what, ids in cases:
+        expected, seconds = run.timed(pipe.decode, ids)
+        case = run.case(what, expected=expected, input=_pipeline_input(f"decode(pipe, {ids})", name),
+                        seconds=seconds if what == LARGE_DECODE else None, slow_hint=(
+                            "collect the tokens' bytes in a list and join them once (b''.join), then decode once; "
+                            "adding bytes to a growing bytes object copies it every time"))
+        got = case.call(decode, pipe, list(ids))
+        if got != expected:
+            case.fail(got, _decode_hint(expected, got, pipe))
 
 
 _CONVERSATIONS: list[tuple[str, list[dict[str, str]]]] = [
@@ -184,15 +208,20 @@ def _reference_encode_chat(pipe: Pipeline, messages: Sequence[Mapping[str, str]]
           reference=_reference_encode_chat, against="Pipeline.encode_chat")
 def check_encode_chat(run: Run, encode_chat: Callable[[Pipeline, Sequence[Mapping[str, str]]], list[int]]) -> None:
     """Check ``encode_chat(pipe, messages)`` against `Pipeline.encode_chat` (no generation prompt)."""
-    for name, pipe in exercise_pipelines().items():
-        for description, messages in _CONVERSATIONS:
-            expected = pipe.encode_chat(messages)
-            case = run.case(f"{description} (pipeline {name!r})", expected=expected,
-                            input=_pipeline_input(f"encode_chat(pipe, {messages!r})", name))
-            got = case.call(encode_chat, pipe, [dict(m) for m in messages], error_hint=_chat_error_hint)
-            try:
-                got = list(got)
-            except TypeError:
-                case.fail(got, "encode_chat must return a list of token IDs (ints).")
-            if got != expected:
-                case.fail(got, _chat_hint(pipe, expected, got))
+    pipelines = exercise_pipelines()
+    cases = [(name, pipe, f"{description} (pipeline {name!r})", messages)
+             for name, pipe in pipelines.items() for description, messages in _CONVERSATIONS]
+    cases.append(("bos+eos, NFKC", pipelines["bos+eos, NFKC"], LARGE_CHAT, _large_chat()))
+    for name, pipe, what, messages in cases:
+        expected, seconds = run.timed(pipe.encode_chat, messages)
+        case = run.case(what, expected=expected, input=_pipeline_input(f"encode_chat(pipe, {messages!r})", name),
+                        seconds=seconds if what == LARGE_CHAT else None, slow_hint=(
+                            "encode each segment once and extend one list; re-encoding the conversation so far "
+                            "for every message, or concatenating lists into new ones, grows with its square"))
+        got = case.call(encode_chat, pipe, [dict(m) for m in messages], error_hint=_chat_error_hint)
+        try:
+            got = list(got)
+        except TypeError:
+            case.fail(got, "encode_chat must return a list of token IDs (ints).")
+        if got != expected:
+            case.fail(got, _chat_hint(pipe, expected, got))

@@ -120,6 +120,18 @@ def _bpb_cases() -> list[tuple[str, list[str], list[list[float]], Callable[[str]
     return cases
 
 
+LARGE_BPB = "large: 1,000 documents of the mixed corpus, 175,000 losses (timed)"
+
+
+def _large_bpb() -> tuple[str, list[str], list[list[float]], Callable[[str], str] | None]:
+    from ...data import corpus
+
+    docs = [line for line in corpus.load("mixed", 40_000).splitlines() if line.strip()][:1_000]
+    losses = [(k * 7_919 % 6_000) / 1_000 for k in range(200)]  # 0.0 to 5.999, spread out
+    nlls = [losses[k % 50 :] for k in range(len(docs))]
+    return LARGE_BPB, docs, nlls, None
+
+
 def _bpb_hint(got: float, docs: list[str], nlls: list[list[float]], normalize: Callable[[str], str] | None) -> str:
     total = sum(map(sum, nlls))
     scored = [d if normalize is None else normalize(d) for d in docs]
@@ -171,10 +183,12 @@ def check_bits_per_byte(run: Run, fn: Callable[..., float]) -> None:
     It must return the corpus's total NLL over (the UTF-8 bytes of the scored
     text · ln 2), and raise ValueError on input that has no BPB.
     """
-    for what, docs, nlls, normalize in _bpb_cases():
-        want = reference_corpus_bits_per_byte(docs, nlls, normalize)
-        case = run.case(what, expected=want, input=_bpb_input(docs, nlls, normalize))
+    for what, docs, nlls, normalize in _bpb_cases() + [_large_bpb()]:
         args = (list(docs), [list(x) for x in nlls]) + (() if normalize is None else (normalize,))
+        want, seconds = run.timed(reference_corpus_bits_per_byte, *args)
+        case = run.case(what, expected=want, input=_bpb_input(docs, nlls, normalize), seconds=seconds if what ==
+                        LARGE_BPB else None, slow_hint="one pass over the documents, adding up the NLL and the bytes; "
+                        "re-summing the whole corpus for each document grows with its square")
         got = case.call(fn, *args)
         if not _is_number(got):
             case.fail(got, "return the bits per byte as a float.")
@@ -243,6 +257,15 @@ _FERTILITY_REFUSED: list[tuple[list[str], str, str | None, str]] = [
 ]
 
 
+LARGE_FERTILITY = "large: 150 lines of the mixed corpus: tokens per char (timed)"
+
+
+def _large_fertility() -> list[str]:
+    from ...data import corpus
+
+    return [line for line in corpus.load("mixed", 60_000).splitlines() if line.strip()][:150]
+
+
 def _fertility_hint(got: float, tok, docs: list[str], unit: str, segmenter: str | None) -> str:
     want_tokens = [len(metrics.encode_ids(tok, d)) for d in docs]
     units = [metrics.count_units(d, unit, segmenter) for d in docs]
@@ -301,6 +324,15 @@ def check_corpus_fertility(run: Run, fn: Callable[..., float]) -> None:
                 case.fail(got, "return the tokens per unit as a float.")
             if not _close(got, want):
                 case.fail(got, _fertility_hint(got, tok, docs, unit, segmenter))
+    docs = _large_fertility()
+    want, seconds = run.timed(reference_corpus_fertility, tok, docs, "chars")
+    case = run.case(LARGE_FERTILITY, expected=want, input=_fertility_input(docs, "chars", None), seconds=seconds,
+                    slow_hint="encode each document once and add up as you go; re-encoding or re-counting the "
+                              "documents seen so far for each new one grows with the square of the corpus")
+    got = case.call(fn, tok, list(docs), "chars")
+    if not _is_number(got) or not _close(got, want):
+        case.fail(got, _fertility_hint(got, tok, docs, "chars", None) if _is_number(got) else
+                  "return the tokens per unit as a float.")
     for docs, unit, segmenter, why in _FERTILITY_REFUSED:
         options = {} if segmenter is None else {"segmenter": segmenter}
         run.case(f"refuse a unit or corpus with no denominator: {why}", expected=None,
@@ -356,7 +388,13 @@ def _unigram_cases() -> list[tuple[str, list[int], list[int], int, int]]:
         train_ids = [rng.randrange(vocab) for _ in range(rng.randint(0, 400))]
         test_ids = [rng.randrange(vocab) for _ in range(rng.randint(1, 200))]
         cases.append((f"random case {k}", train_ids, test_ids, rng.randint(1, 800), vocab))
+    train_ids = [min(int(rng.expovariate(1 / 300)), 4_999) for _ in range(60_000)]
+    test_ids = [min(int(rng.expovariate(1 / 300)), 4_999) for _ in range(20_000)]
+    cases.append((LARGE_UNIGRAM, train_ids, test_ids, 61_000, 5_000))
     return cases
+
+
+LARGE_UNIGRAM = "large: 60,000 training IDs, 20,000 test IDs, 5,000 types (timed)"
 
 
 def _unigram_hint(got: float, train_ids: list[int], test_ids: list[int], n_bytes: int, vocab: int) -> str:
@@ -414,8 +452,10 @@ def check_unigram_bits_per_byte(run: Run, fn: Callable[..., float]) -> None:
     raise ValueError.
     """
     for what, train_ids, test_ids, n_bytes, vocab in _unigram_cases():
-        want = reference_unigram_bits_per_byte(train_ids, test_ids, n_bytes, vocab)
-        case = run.case(what, expected=want)
+        want, seconds = run.timed(reference_unigram_bits_per_byte, train_ids, test_ids, n_bytes, vocab)
+        case = run.case(what, expected=want, seconds=seconds if what == LARGE_UNIGRAM else None, slow_hint=(
+            "count the training IDs once (a Counter, or one list of counts), then look each test ID up; "
+            "train_ids.count(t) for every test ID walks the whole training data each time"))
         got = case.call(fn, list(train_ids), list(test_ids), n_bytes, vocab, error_hint=_unigram_error_hint)
         if not _is_number(got):
             case.fail(got, "return the bits per byte as a float.")

@@ -21,11 +21,13 @@ word count, recounting after each merge; ranks, not frequencies, at encoding).
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Callable
 
-from ...bpe import merge_pair, pair_counts, reference_encode, reference_train
+from ...bpe import merge_pair, pair_counts, reference_encode, reference_train, train
+from ...data import corpus
 from .harness import Run, exercise
 
 __all__ = ["check_train", "check_encode"]
@@ -80,7 +82,18 @@ def _train_cases() -> list[tuple[dict[tuple[str, ...], int], int, str]]:
     rng = random.Random(_SEED)
     for k in range(_N_RANDOM):
         cases.append((_random_words(rng), rng.randint(1, 10), f"random case {k}"))
+    cases.append((_large_words(), 20, LARGE_TRAIN))
     return cases
+
+
+#: The last case of each checker: real text, large enough that a far slower method shows.
+LARGE_TRAIN = "large: the words of 2.6 KB of English and Chinese, 20 merges (timed)"
+LARGE_ENCODE = "large: 450 symbols of English, 1,000 merges (timed)"
+
+
+def _large_words() -> dict[tuple[str, ...], int]:
+    text = corpus.load("en", 2_000) + corpus.load("zh", 600)
+    return dict(Counter(_end(w) for w in text.split()))
 
 
 def _n(count: int, noun: str) -> str:
@@ -132,8 +145,10 @@ def _reference_train(words: dict[tuple[str, ...], int], num_merges: int) -> list
 def check_train(run: Run, user_fn: Callable) -> None:
     """Compare ``user_fn(words, num_merges)`` with `toklab.bpe.reference_train` (ties: smallest pair)."""
     for words, num_merges, what in _train_cases():
-        expected = _reference_train(words, num_merges)
-        case = run.case(what, expected=expected)
+        expected, seconds = run.timed(_reference_train, words, num_merges)
+        case = run.case(what, expected=expected, seconds=seconds if what == LARGE_TRAIN else None, slow_hint=(
+            "each merge should cost one pass over the words (count the pairs, take the best, rewrite the words "
+            "that contain it); searching a list for each pair, or copying the whole corpus per pair, costs far more"))
         got = case.call(user_fn, dict(words), num_merges)
         pairs = _as_pairs(got)
         if pairs is None:
@@ -171,7 +186,19 @@ def _encode_cases() -> list[tuple[list[str], list[tuple[str, str]], str]]:
         else:
             symbols = [rng.choice(alphabet) for _ in range(rng.randint(1, 10))]  # an unseen word
         cases.append((symbols, merges, f"random case {k}"))
+    cases += [(list("🙂👋🏽a"), [("🙂", "👋"), ("🏽", "a")], "emoji and a skin-tone modifier (astral characters)"),
+              (list("北京大学"), [("大", "学"), ("北", "京"), ("北京", "大学")], "Chinese characters")]
+    cases.append((*_large_encoding(), LARGE_ENCODE))
     return cases
+
+
+@functools.lru_cache(maxsize=1)
+def _large_encoding() -> tuple[list[str], list[tuple[str, str]]]:
+    """1,000 merges learned (by toklab's fast trainer) from 30 KB of English, and 450 characters after them."""
+    text = " ".join(corpus.load("en", 40_000).split())
+    model = train(text[:30_000], 256 + 1_000)
+    merges = [(a.decode("latin-1"), b.decode("latin-1")) for a, b in model.merges]
+    return list(text[30_000:30_450]), merges
 
 
 def _by_frequency(symbols: list[str], merges: list[tuple[str, str]]) -> list[str]:
@@ -194,24 +221,52 @@ def _leftmost(symbols: list[str], merges: list[tuple[str, str]]) -> list[str]:
         word[i : i + 2] = [word[i] + word[i + 1]]
 
 
+def _skipping_an_end(symbols: list[str], merges: list[tuple[str, str]], end: int) -> list[str]:
+    """The right encoder with an off-by-one loop: it never looks at the first (``end=0``) or last (-1) pair."""
+    rank, parts = {pair: r for r, pair in enumerate(merges)}, list(symbols)
+    while True:
+        pairs = list(enumerate(zip(parts, parts[1:])))
+        pairs = pairs[1:] if end == 0 else pairs[:-1]
+        ranked = [(rank[p], i) for i, p in pairs if p in rank]
+        if not ranked:
+            return parts
+        _, i = min(ranked)
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+
+
 def _encode_hint(symbols: list[str], merges: list[tuple[str, str]], expected: list, got: list) -> str:
     if "".join(map(str, got)) != "".join(symbols):
         return "your pieces do not concatenate back to the input: a merge joins two adjacent symbols into one."
     if got == list(symbols):
         return ("no merge was applied: look up every adjacent pair (a tuple, as in merges) among the merges "
                 "and merge the one with the lowest rank.")
+    # Each known mistake, replayed on this input; on a small input several can give the same answer, and then
+    # the hint names them all rather than guess.
     by_frequency, leftmost = got == _by_frequency(symbols, merges), got == _leftmost(symbols, merges)
+    causes = []
     if by_frequency and leftmost:
-        return ("that ignores the ranks (it is what merging the most frequent, or the leftmost, known pair "
-                "gives): the merge with the lowest rank (earliest in merges) goes first, wherever it is.")
-    if by_frequency:
-        return ("that merges the pair that occurs most often in the input: encoding re-counts nothing, "
-                "the merge with the lowest rank (earliest in merges) goes first.")
-    if leftmost:
-        return ("that merges the leftmost known pair: the merge with the lowest rank goes first, wherever "
-                "it is in the word.")
+        causes.append("that ignores the ranks (it is what merging the most frequent, or the leftmost, known pair "
+                      "gives): the merge with the lowest rank (earliest in merges) goes first, wherever it is")
+    elif by_frequency:
+        causes.append("that merges the pair that occurs most often in the input: encoding re-counts nothing, "
+                      "the merge with the lowest rank (earliest in merges) goes first")
+    elif leftmost:
+        causes.append("that merges the leftmost known pair: the merge with the lowest rank goes first, wherever "
+                      "it is in the word")
     if got == reference_encode(symbols, merges[::-1]):
-        return "you applied the latest-learned merge first: the lowest rank (earliest in merges) wins."
+        causes.append("you applied the latest-learned merge first: the lowest rank (earliest in merges) wins")
+    if got == reference_encode(symbols, merges[1:]):
+        causes.append("the first merge (rank 0) is never applied: a rank of 0 is falsy, so a test such as "
+                      "`if rank.get(pair):` skips it; test `pair in rank` instead")
+    for end, which in ((-1, "last"), (0, "first")):
+        if got == _skipping_an_end(symbols, merges, end):
+            causes.append(f"the {which} adjacent pair of the word is never looked at (an off-by-one in the loop): "
+                          "the pairs start at every i in range(len(parts) - 1)")
+    if len(causes) == 1:
+        return causes[0] + "."
+    if causes:
+        return (f"{len(causes)} different mistakes give this answer on this input: "
+                + "; or ".join(f"({k}) {c}" for k, c in enumerate(causes, 1)) + ".")
     return ("repeatedly merge the adjacent pair with the lowest rank (its index in merges), until no "
             "adjacent pair is in merges.")
 
@@ -225,8 +280,10 @@ def check_encode(run: Run, user_fn: Callable) -> None:
     "apply the earliest-learned applicable merge, repeat" is the rule to match.
     """
     for symbols, merges, what in _encode_cases():
-        expected = reference_encode(symbols, merges)
-        case = run.case(what, expected=expected)
+        expected, seconds = run.timed(reference_encode, symbols, merges)
+        case = run.case(what, expected=expected, seconds=seconds if what == LARGE_ENCODE else None, slow_hint=(
+            "look each pair's rank up in a dict built once ({pair: rank}); searching the merge list for every "
+            "pair at every step (merges.index, `in merges`) costs a pass over all the merges each time"))
         got = case.call(user_fn, list(symbols), list(merges))
         try:
             got_list = list(got)

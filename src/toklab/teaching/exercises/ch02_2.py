@@ -19,6 +19,7 @@ backtracking, keeping pieces found before a dead end, ``##`` on the wrong pieces
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 
@@ -57,7 +58,28 @@ def _cases() -> list[tuple[str, frozenset[str], str]]:
             vocab.add(piece if rng.random() < 0.5 else "##" + piece)
         word = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
         out.append((word, frozenset(vocab), f"random case {k}"))
+    out += [("🙂👋🏽", frozenset({_UNK, "🙂", "##👋", "##🏽", "##👋🏽"}), "emoji and a skin-tone modifier (astral characters)"),
+            ("", frozenset({_UNK, "a"}), "the empty word: no pieces")]
+    out += [(word, vocab, LARGE) for word, vocab in [_large()]]
     return out
+
+
+LARGE = "large: 100 letters of English against a vocabulary of 30,000 pieces (timed)"
+
+
+@functools.lru_cache(maxsize=1)
+def _large() -> tuple[str, frozenset[str]]:
+    """Pieces from the corpus's words (each word's prefixes, ## and its other substrings), and a 100-letter word."""
+    from ...data import corpus
+
+    words = [w for w in corpus.load("en", 200_000).lower().split() if w.isalpha()]
+    vocab = {_UNK}
+    for word in words:
+        if len(vocab) >= 30_000:
+            break
+        vocab.update(word[:n] for n in range(1, min(len(word), 6) + 1))
+        vocab.update("##" + word[i:i + n] for i in range(1, len(word)) for n in (1, 2, 3))
+    return "".join(words[5_000:5_020])[:100], frozenset(vocab)
 
 
 def _is_segmentation(word: str, vocab: frozenset[str], pieces: list[str]) -> bool:
@@ -119,8 +141,10 @@ def _reference_encode_word(word: str, vocab: set[str]) -> list[str]:
 def check_encode_word(run: Run, user_fn: Callable) -> None:
     """Compare ``user_fn(word, vocab)`` with `toklab.wordpiece.encode_word` (unk ``[UNK]``, prefix ``##``)."""
     for word, vocab, what in _cases():
-        expected = encode_word(word, vocab)
-        case = run.case(what, expected=expected)
+        expected, seconds = run.timed(encode_word, word, vocab)
+        case = run.case(what, expected=expected, seconds=seconds if what == LARGE else None, slow_hint=(
+            "look each candidate substring up in the set (a hash lookup); scanning the vocabulary for pieces "
+            "that match costs a pass over all 30,000 pieces at every position"))
         got = case.call(user_fn, word, set(vocab))
         if not isinstance(got, (list, tuple)) or not all(isinstance(p, str) for p in got):
             case.fail(got, "return the pieces as a list of str, e.g. ['a', '##bc'], or ['[UNK]'].")

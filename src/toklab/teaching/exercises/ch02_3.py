@@ -27,6 +27,7 @@ EM for the E-step, greedy for Viterbi, unweighted or unnormalized counts).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable
@@ -34,7 +35,7 @@ from collections.abc import Callable
 from ...unigram import reference_expected_counts, reference_forward, reference_viterbi, segmentations
 from .harness import Run, Shown, exercise
 
-__all__ = ["check_forward", "check_viterbi", "check_expected_counts"]
+__all__ = ["check_forward", "check_viterbi", "check_expected_counts", "forward_backward_counts"]
 
 _SEED = 2018  # any fixed value: the random cases are the same on every run
 _N_RANDOM = 200
@@ -47,7 +48,7 @@ HUG_VOCAB = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "h
 
 
 def _hug_probs() -> dict[str, float]:
-    """Seed 001's probabilities: each piece's substring count in the corpus over the total (210)."""
+    """The hug example's probabilities: each piece's substring count in the corpus over the total (210)."""
     freq = {v: sum(c * sum(w.startswith(v, i) for i in range(len(w))) for w, c in HUG_WORDS.items())
             for v in HUG_VOCAB}
     total = sum(freq.values())
@@ -99,7 +100,24 @@ def _forward_cases() -> list[tuple[str, dict[str, float], str]]:
     for k in range(_N_RANDOM):
         probs = _random_probs(rng, all_chars=rng.random() < 0.85)
         cases.append((_random_word(rng), probs, f"random case {k}"))
+    cases.append(("🙂a🙂🙂", {"🙂": 0.3, "a": 0.2, "🙂a": 0.1, "🙂🙂": 0.4}, "emoji (astral characters are one code "
+                                                                               "point each)"))
+    cases.append((*_large_text(), LARGE))
     return cases
+
+
+LARGE = "large: 400 characters of text over 60 pieces (timed)"
+
+
+@functools.lru_cache(maxsize=1)
+def _large_text() -> tuple[str, dict[str, float]]:
+    """A long text over a 3-letter alphabet and a vocabulary of its characters and 57 longer pieces."""
+    rng = random.Random(_SEED + 3)
+    pieces = {"a", "b", "c"} | {"".join(rng.choice("abc") for _ in range(rng.randint(2, 6))) for _ in range(80)}
+    pieces = sorted(pieces)[:60]
+    weights = [rng.randint(1, 20) for _ in pieces]
+    total = sum(weights)
+    return "".join(rng.choice("abc") for _ in range(400)), {p: w / total for p, w in zip(pieces, weights)}
 
 
 def _best_single(text: str, probs: dict[str, float]) -> float:
@@ -122,8 +140,10 @@ def _forward_hint(text: str, probs: dict[str, float], i: int, got: float) -> str
 def check_forward(run: Run, user_fn: Callable) -> None:
     """Compare ``user_fn(text, probs)`` with `toklab.unigram.reference_forward` (the whole table)."""
     for text, probs, what in _forward_cases():
-        expected = reference_forward(text, probs)
-        case = run.case(what, expected=expected)
+        expected, seconds = run.timed(reference_forward, text, probs)
+        case = run.case(what, expected=expected, seconds=seconds if what == LARGE else None, slow_hint=(
+            "compute the table in one pass, each entry from the entries before it (a sum over the pieces that end "
+            "there); enumerating the segmentations is exponential in the length of the text"))
         got = case.call(user_fn, text, dict(probs))
         try:
             table = [float(x) for x in got]
@@ -157,6 +177,13 @@ def _viterbi_cases() -> list[tuple[str, dict[str, float], str]]:
     for k in range(_N_RANDOM):
         probs = _random_probs(rng, all_chars=rng.random() < 0.85)
         cases.append((_random_word(rng), {p: math.log(v) for p, v in probs.items()}, f"random case {k}"))
+    cases += [
+        ("abab", {**abab, "": -0.5}, "a vocabulary holding the empty piece, which no segmentation may use"),
+        ("", {"": -0.5, "a": -1.0}, "the empty text, with the empty piece in the vocabulary"),
+        ("北京🙂大学", {**beijing, "🙂": -2.0, "京🙂": -0.5}, "Chinese with an emoji (an astral character)"),
+    ]
+    text, probs = _large_text()
+    cases.append((text, {p: math.log(v) for p, v in probs.items()}, LARGE))
     return cases
 
 
@@ -186,6 +213,17 @@ def _viterbi_hint(text: str, scores: dict[str, float], pieces: list[str]) -> str
             "best[i - len(p)] + scores[p]; scores are log-probabilities, so they add.")
 
 
+def _viterbi_error_hint(text: str, exc: Exception) -> str:
+    if not text:
+        return ("the empty text is segmented into no pieces: return [] (best[0] = 0.0 and nothing to follow "
+                "back), without indexing into the text or the table.")
+    if type(exc) is ValueError:  # a subclass (UnicodeDecodeError, ...) is a bug, not a refusal
+        return (f"{text!r} can be segmented (see expected), so no ValueError is due; check that every prefix "
+                "reachable by a piece gets a score.")
+    return (f"{type(exc).__name__} is a bug in the function, not a refusal (only ValueError says 'cannot be "
+            "segmented'); call it with the input above to see where.")
+
+
 def _log_probability(pieces: list[str], scores: dict[str, float]) -> float:
     return sum(scores[p] for p in pieces)
 
@@ -201,7 +239,7 @@ def check_viterbi(run: Run, user_fn: Callable) -> None:
     """
     for text, scores, what in _viterbi_cases():
         try:
-            expected = reference_viterbi(text, scores)
+            expected, seconds = run.timed(reference_viterbi, text, scores)
         except ValueError:
             run.case(what, expected=None).expect_error(
                 user_fn, text, dict(scores),
@@ -209,15 +247,16 @@ def check_viterbi(run: Run, user_fn: Callable) -> None:
             continue
         best = _log_probability(expected, scores)
         case = run.case(what, expected=Shown(f"{expected!r} (log-probability {best:.6f}; any segmentation "
-                                             "that scores as high passes)"))
-        got = case.call(user_fn, text, dict(scores), error_hint=(
-            f"{text!r} can be segmented (see expected), so no error is due; check that every prefix "
-            "reachable by a piece gets a score."))
+                                             "that scores as high passes)"), seconds=seconds if what == LARGE else None,
+                        slow_hint="keep only the best score of each prefix and where its last piece starts, each "
+                                  "computed once from shorter prefixes; trying every segmentation (or recursing "
+                                  "without remembering results) is exponential in the length of the text")
+        got = case.call(user_fn, text, dict(scores), error_hint=functools.partial(_viterbi_error_hint, text))
         try:
             pieces = [str(p) for p in got]
         except TypeError:
             case.fail(got, "return the segmentation as a list of pieces (str).")
-        if "".join(pieces) != text or any(p not in scores for p in pieces):
+        if "".join(pieces) != text or any(p not in scores or not p for p in pieces):
             case.fail(pieces, f"the pieces must be vocabulary entries that concatenate to {text!r}; follow "
                               "the back-pointers from the end of the text to its start.")
         yours = _log_probability(pieces, scores)
@@ -240,7 +279,49 @@ def _counts_cases() -> list[tuple[dict[str, int], dict[str, float], str]]:
         probs = _random_probs(rng)  # all characters: every word can be segmented
         words = {_random_word(rng): rng.randint(1, 5) for _ in range(rng.randint(1, 4))}
         cases.append((words, probs, f"random case {k}"))
+    cases.append(({"🙂🙂a": 2, "a🙂": 1}, {"🙂": 0.3, "a": 0.3, "🙂a": 0.2, "🙂🙂": 0.2}, "emoji (astral characters)"))
+    cases.append(({}, ABAB, "no words at all: nothing to count"))
+    cases.append((*_large_corpus(), LARGE_COUNTS))
     return cases
+
+
+LARGE_COUNTS = "large: 150 words of 12 to 20 characters over 60 pieces (timed)"
+
+
+@functools.lru_cache(maxsize=1)
+def _large_corpus() -> tuple[dict[str, int], dict[str, float]]:
+    text, probs = _large_text()
+    rng = random.Random(_SEED + 4)
+    words: dict[str, int] = {}
+    while len(words) < 150:
+        start, size = rng.randrange(len(text) - 20), rng.randint(12, 20)
+        words[text[start : start + size]] = rng.randint(1, 9)
+    return words, probs
+
+
+def forward_backward_counts(word_counts: dict[str, int], probs: dict[str, float]) -> dict[str, float]:
+    """The E-step in O(len(word)²) per word: forward times backward, over each word's total probability.
+
+    Equal to `toklab.unigram.reference_expected_counts` (which enumerates segmentations) up to the order
+    of the sums; the yardstick of the large case, where enumerating is far too slow.
+    """
+    counts: dict[str, float] = {}
+    for word, n in word_counts.items():
+        size = len(word)
+        forward = reference_forward(word, probs)
+        backward = [0.0] * size + [1.0]
+        for start in range(size - 1, -1, -1):
+            backward[start] = sum(probs[word[start:end]] * backward[end] for end in range(start + 1, size + 1)
+                                  if word[start:end] in probs)
+        if forward[size] == 0.0:
+            continue
+        for start in range(size):
+            for end in range(start + 1, size + 1):
+                piece = word[start:end]
+                if piece in probs:
+                    weight = n * forward[start] * probs[piece] * backward[end] / forward[size]
+                    counts[piece] = counts.get(piece, 0.0) + weight
+    return counts
 
 
 def _counts_hint(words: dict[str, int], probs: dict[str, float], got: dict[str, float], piece: str) -> str:
@@ -267,15 +348,20 @@ def _same_counts(a: dict[str, float], b: dict[str, float]) -> bool:
 
 
 @exercise("ch02_3-ex3", title="Implement the E-step with forward-backward", function="my_expected_counts",
-          reference=reference_expected_counts, against="toklab.unigram.reference_expected_counts")
+          reference=forward_backward_counts, against="toklab.unigram.reference_expected_counts",
+          answers=("toklab.unigram.reference.reference_expected_counts",
+                   "toklab.teaching.exercises.ch02_3.forward_backward_counts"))
 def check_expected_counts(run: Run, user_fn: Callable) -> None:
     """Compare ``user_fn(word_counts, probs)`` with `toklab.unigram.reference_expected_counts`.
 
     A piece missing from the reader's dict counts as 0.
     """
     for words, probs, what in _counts_cases():
-        expected = reference_expected_counts(words, probs)
-        case = run.case(what, expected=_short(expected))
+        large = what == LARGE_COUNTS
+        expected, seconds = run.timed(forward_backward_counts if large else reference_expected_counts, words, probs)
+        case = run.case(what, expected=_short(expected), seconds=seconds if large else None, slow_hint=(
+            "use forward-backward: f[i] * p * b[j] / f[n] for every piece that can sit at [i, j), a table pass "
+            "per word; enumerating each word's segmentations is exponential in its length"))
         got = case.call(user_fn, dict(words), dict(probs))
         try:
             got_d = {str(k): float(v) for k, v in dict(got).items()}

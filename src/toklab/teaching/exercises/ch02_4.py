@@ -74,6 +74,7 @@ def _cases() -> list[tuple[str, frozenset[str], str]]:
         ("abc", {"a", "b"}, "no piece covers c: no segmentation exists"),
         ("ab", {"a", "abc"}, "a piece longer than the rest of the word does not fit"),
         ("x", {"x"}, "a one-character word"),
+        ("🙂👋🏽", {"🙂", "👋", "🏽", "👋🏽", "🙂👋"}, "emoji and a skin-tone modifier (astral characters)"),
     ]
     out = [(w, frozenset(v), what) for w, v, what in cases]
     rng = random.Random(_SEED)
@@ -110,6 +111,15 @@ def _error_hint(word: str, vocab: frozenset[str], expected: list[str]) -> str:
     return f"{exists}; raise ValueError only when no segmentation exists."
 
 
+LARGE = "large: a word of 400 letters over 60 pieces (timed)"
+
+
+def _large() -> tuple[str, frozenset[str]]:
+    rng = random.Random(_SEED + 1)
+    pieces = {"a", "b", "c"} | {"".join(rng.choice("abc") for _ in range(rng.randint(2, 6))) for _ in range(80)}
+    return "".join(rng.choice("abc") for _ in range(400)), frozenset(sorted(pieces)[:60])
+
+
 def _reference(word: str, vocab: set[str]) -> list[str]:
     return _fewest(word, vocab)
 
@@ -118,14 +128,16 @@ def _reference(word: str, vocab: set[str]) -> list[str]:
           reference=_reference, against="toklab.unigram.reference_viterbi with equal scores")
 def check_fewest_pieces(run: Run, user_fn: Callable) -> None:
     """Check ``user_fn(word, vocab)``: a fewest-piece segmentation of ``word``, ValueError if none exists."""
-    for word, vocab, what in _cases():
+    for word, vocab, what in _cases() + [(*_large(), LARGE)]:
         if not _segmentable(word, vocab):
             case = run.case(what, expected=Shown("raises ValueError"))
             case.expect_error(user_fn, word, set(vocab),
                               why=f"no segmentation of {word!r} into these pieces exists")
             continue
-        expected = _fewest(word, vocab)
-        case = run.case(what, expected=expected)
+        expected, seconds = run.timed(_fewest, word, vocab)
+        case = run.case(what, expected=expected, seconds=seconds if what == LARGE else None, slow_hint=(
+            "keep, for every prefix, the fewest pieces that reach it (one pass, each prefix from shorter ones); "
+            "trying every segmentation, or recursing without remembering results, is exponential in the length"))
         got = case.call(user_fn, word, set(vocab), error_hint=_error_hint(word, vocab, expected))
         if not isinstance(got, (list, tuple)) or not all(isinstance(p, str) for p in got):
             case.fail(got, "return the pieces as a list of str, e.g. ['a', 'bcd'].")

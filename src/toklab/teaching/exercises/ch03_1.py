@@ -56,8 +56,12 @@ def check_bytes_to_unicode(run: Run, fn: Callable[[], Mapping[int, str]]) -> Non
     ``fn`` takes no arguments and returns a mapping from every byte value
     0..255 to a one-character string.
     """
-    expected = bytes_to_unicode()
-    case = run.case("the table maps exactly the byte values 0..255", expected=Shown("a dict {0: 'Ā', ..., 255: 'ÿ'}"))
+    expected, seconds = run.timed(bytes_to_unicode)
+    # The table has no input to grow, so this timed case is the function's only call: 256 entries take
+    # microseconds, and only a function that does far more work than it needs fails it.
+    case = run.case("the table maps exactly the byte values 0..255 (timed)",
+                    expected=Shown("a dict {0: 'Ā', ..., 255: 'ÿ'}"), seconds=seconds, slow_hint=(
+                        "the table has 256 entries: one pass over the byte values is all it takes"))
     table = case.call(fn)
     if not isinstance(table, Mapping):
         case.fail(table, "return a dict mapping each byte value (an int 0..255) to its character.")
@@ -191,6 +195,21 @@ def _group_hint(s: str, expected: list[str], got: list) -> str:
             "the remainder (1 or 2 characters) as the run's last piece; a run ends at any other character.")
 
 
+LARGE = "large: 30,000 characters of numbers in several scripts between words (timed)"
+
+
+def _large_text() -> str:
+    rng = random.Random(7)
+    pieces = ["12345", "7", "\u0661\u0662\u0663\u0664", "\uff11\uff12", "\u2167", "\u00bd", "99", "1000000", "x", "word",
+              " ", "三千", "\U0001d7d9\U0001d7da"]
+    out, size = [], 0
+    while size < 30_000:
+        piece = rng.choice(pieces)
+        out.append(piece)
+        size += len(piece)
+    return "".join(out)
+
+
 def _reference_group_digits(text: str) -> list[str]:
     return [chunk for chunk in split(text, "cl100k") if _is_number(chunk[0])]
 
@@ -208,11 +227,14 @@ def check_group_digits(run: Run, fn: Callable[[str], list[str]], seed: int = 0) 
     ``toklab.pre_tokenizers.split(text, "cl100k")``. ``seed`` chooses the
     random strings.
     """
-    for s, what in _digit_cases(seed):
-        expected = _reference_group_digits(s)
+    for s, what in _digit_cases(seed) + [(_large_text(), LARGE)]:
+        expected, seconds = run.timed(_reference_group_digits, s)
         if expected != _grouped(s, _is_number, _from_left):  # toklab's pre-tokenizer must agree
             raise RuntimeError(f"cl100k's pre-tokenizer and unicodedata disagree on the numbers in {s!r}")
-        case = run.case(what, expected=expected)
+        case = run.case(what, expected=expected, seconds=seconds if what == LARGE else None, input=(
+            Shown(f"group_digits(<{len(s):,} characters>)") if what == LARGE else None), slow_hint=(
+            "walk the text once, collecting each run of number characters; slicing the rest of the text "
+            "(text[i:]) or re-scanning from the start at each character makes it quadratic"))
         got = case.call(fn, s)
         if not isinstance(got, list):
             case.fail(got, "return the pieces as a list of str.")

@@ -161,12 +161,27 @@ def check_escape(run: Run, fn: Callable[..., str]) -> None:
     for dummy, collapse in _FLAGS:
         ref = _reference_normalizer(dummy, collapse)
         flags = f"dummy prefix {'on' if dummy else 'off'}, extra whitespace {'removed' if collapse else 'kept'}"
-        for text in cases:
-            expected = ref.normalize(text)
-            case = run.case(f"{_describe(text)} ({flags})", expected=expected)
+        for text in cases + ([_large_text()] if (dummy, collapse) == (True, True) else []):
+            expected, seconds = run.timed(ref.normalize, text)
+            large = len(text) > 1_000
+            case = run.case(f"{LARGE_ESCAPE if large else _describe(text)} ({flags})", expected=expected,
+                            input=Shown(f"escape(<{len(text):,} characters>)") if large else None,
+                            seconds=seconds if large else None, slow_hint=(
+                                "build the result in one pass (a list of pieces joined once, or str.replace and "
+                                "split on ' '); collapsing runs one pair of spaces at a time rescans the text "
+                                "for every space removed"))
             got = case.call(fn, text, add_dummy_prefix=dummy, remove_extra_whitespaces=collapse)
             if got != expected:
                 case.fail(got, _escape_hint(text, dummy, collapse, expected, got))
+
+
+LARGE_ESCAPE = "large: 60,000 characters with runs of spaces, tabs, ▁ and emoji (timed)"
+
+
+def _large_text() -> str:
+    rng = random.Random(5)
+    parts = ["word", " ", "  ", " " * 40, "\t", SPACE, "🙂", "注意", "a b"]
+    return "".join(rng.choice(parts) for _ in range(10_000))[:60_000]
 
 
 def _byte_vocab(extra: Sequence[str]) -> SentencePieceTokenizer:
@@ -262,12 +277,20 @@ def check_decode_byte_pieces(run: Run, fn: Callable[[list[str]], str]) -> None:
     cases += [([rng.choice(pool) for _ in range(rng.randint(1, 10))], f"random case {k}") for k in range(300)]
     texts = ["注意🙂 é 龘", "\x00\x7f", "a▁b"]
     cases += [(_bytes_as_pieces(t.encode("utf-8")), f"the bytes of {t!r}") for t in texts]
+    cases.append(([rng.choice(pool) for _ in range(6_000)], LARGE_DECODE))
     for pieces, what in cases:
-        expected = tok.decode_pieces(pieces)
-        case = run.case(what, expected=expected)
+        expected, seconds = run.timed(tok.decode_pieces, pieces)
+        large = what == LARGE_DECODE
+        case = run.case(what, expected=expected, seconds=seconds if large else None,
+                        input=Shown(f"decode_byte_pieces(<{len(pieces):,} pieces>)") if large else None, slow_hint=(
+                            "collect the output in a list and join it once, and keep the current run of bytes in a "
+                            "bytearray; rebuilding a growing string or bytes object for each piece is quadratic"))
         got = case.call(fn, list(pieces))
         if got != expected:
             case.fail(got, _decode_hint(pieces, expected, got))
+
+
+LARGE_DECODE = "large: 6,000 pieces, ordinary and byte pieces mixed (timed)"
 
 
 # ---------------------------------------------------------------------------- ch03_2-ex5: fingerprint a model file
@@ -402,3 +425,27 @@ def check_fingerprint(run: Run, fn: Callable[[bytes], str]) -> None:
                       "Python's hash() of a str changes from one process to the next (PYTHONHASHSEED).")
         if (original == other) != same:
             case.fail(Shown("the same fingerprint" if original == other else "different fingerprints"), hint)
+    large = _large_model()
+    _, seconds = run.timed(_reference_fingerprint, large)
+    case = run.case(LARGE_MODEL, expected=Shown("a different fingerprint from the original"), seconds=seconds,
+                    input=Shown("fingerprint(<the model file with 2,000 more pieces>)"), slow_hint=(
+                        "read the file once and hash one canonical text built in one pass; re-reading the pieces, "
+                        "or adding to a growing string, for each piece grows with the square of their number"))
+    original, other = case.call(fn, base), case.call(fn, large)
+    if not isinstance(other, str) or other == original:
+        case.fail(Shown("the same fingerprint" if other == original else f"a {type(other).__name__}"),
+                  "2,000 more pieces change the tokens: the fingerprint must change.")
+
+
+LARGE_MODEL = "large: the model file with 2,000 more pieces (timed)"
+
+
+@functools.lru_cache(maxsize=1)
+def _large_model() -> bytes:
+    def more(pieces: list[bytes]) -> list[bytes]:
+        template = pieces[-1]
+        extra = [_set(_set(template, 1, 2, f"▁extra{k}".encode()), 2, 5, struct.pack("<f", -20.0 - k / 1_000))
+                 for k in range(2_000)]
+        return pieces + extra
+
+    return _edit_pieces(_models()[0], more)

@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable
 
 from ...base.unicode import byte_span_to_char_span, graphemes, utf16_length
-from .harness import Run, exercise
+from .harness import Run, Shown, exercise, show
 
 __all__ = ["TRICKY_STRINGS", "check_truncate_utf16", "check_byte_span_to_char_span"]
 
@@ -149,6 +149,26 @@ def check_truncate_utf16(run: Run, fn: Callable[[str, int], str]) -> None:
                 case.fail(got, _truncate_hint(text, limit, expected, got))
     case = run.case("a negative limit", expected=None)
     case.expect_error(fn, "abc", -1, why="no text fits in a negative number of code units")
+    text = _large_text()
+    limit = utf16_length(text) - 1_001
+    expected, seconds = run.timed(_reference_truncate_utf16, text, limit)
+    case = run.case(LARGE, expected=expected, input=Shown(f"truncate_utf16(<{len(text):,} characters>, {limit})"),
+                    seconds=seconds, slow_hint=(
+                        "walk the graphemes once, adding each one's UTF-16 length to a running total; measuring "
+                        "the whole prefix again (text[:i]) for each grapheme is quadratic"))
+    got = case.call(fn, text, limit)
+    if got != expected:
+        case.fail(show(got, 80), _truncate_hint(text, limit, expected, got), expected=show(expected, 80))
+
+
+LARGE = "large: 30,000 characters of emoji, accents and scripts, cut 1,001 units before the end (timed)"
+
+
+def _large_text() -> str:
+    return "".join(_random_grapheme_texts(8_000, seed=3))[:30_000]
+
+
+LARGE_SPAN = "large: the last bytes of 30,000 characters of emoji, accents and scripts (timed)"
 
 
 def _byte_span_hint(text: str, start: int, end: int, expected: tuple[int, int], got: object) -> str:
@@ -180,14 +200,23 @@ def check_byte_span_to_char_span(run: Run, fn: Callable[[str, int, int], tuple[i
     """
     texts = list(_TRICKY)
     texts += [(t, f"random string {k}") for k, t in enumerate(_random_strings(60, seed=1))]
-    for text, what in texts:
-        size = len(text.encode("utf-8"))
-        for start in range(size + 1):
-            for end in range(start, size + 1):
-                expected = byte_span_to_char_span(text, start, end)
-                case = run.case(f"bytes {start}:{end} of {what}", expected=expected)
-                got = case.call(fn, text, start, end)
-                if isinstance(got, list):
-                    got = tuple(got)
-                if got != expected:
-                    case.fail(got, _byte_span_hint(text, start, end, expected, got))
+    large = _large_text()
+    size = len(large.encode("utf-8"))
+    spans = [(text, what, [(a, b) for a in range(len(text.encode("utf-8")) + 1)
+                           for b in range(a, len(text.encode("utf-8")) + 1)]) for text, what in texts]
+    spans.append((large, LARGE_SPAN, [(size - 7, size - 2)]))
+    for text, what, pairs in spans:
+        for start, end in pairs:
+            expected, seconds = run.timed(byte_span_to_char_span, text, start, end)
+            timed = what == LARGE_SPAN
+            case = run.case(what if timed else f"bytes {start}:{end} of {what}", expected=expected,
+                            seconds=seconds if timed else None,
+                            input=Shown(f"byte_span_to_char_span(<{len(text):,} characters>, {start}, {end})")
+                            if timed else None, slow_hint=(
+                                "walk the text once, adding up each character's UTF-8 length; encoding the prefix "
+                                "again for each character (len(text[:i].encode())) is quadratic"))
+            got = case.call(fn, text, start, end)
+            if isinstance(got, list):
+                got = tuple(got)
+            if got != expected:
+                case.fail(got, _byte_span_hint(text, start, end, expected, got))

@@ -76,3 +76,15 @@ def check_truncate(run: Run, fn: Callable[[ByteBPE, int], ByteBPE]) -> None:
     for bad in (255, 901, -1):
         case = run.case(f"vocab_size {bad} is out of range", expected=None)
         case.expect_error(fn, full, bad, why=f"the tokenizer can be cut to 256..{len(full)} tokens only")
+    expected, seconds = run.timed(_reference_truncate, full, 899)
+    case = run.case(LARGE, expected=Shown("a ByteBPE with 899 tokens whose merges are the first 643"), seconds=seconds,
+                    slow_hint=("keep the first vocab_size - 256 merges and build one ByteBPE from them; training "
+                               "again, or building a tokenizer per merge, does far more work than a cut needs"))
+    got = case.call(fn, full, 899)
+    if not isinstance(got, ByteBPE) or got.merges != expected.merges or got.pattern != expected.pattern:
+        case.fail(Shown("another tokenizer"), "a training run stopped at vocab_size tokens has exactly the first "
+                  "vocab_size - 256 merges, in order.")
+
+
+#: There is no larger input than the tokenizer itself: this times the largest cut, against toklab's.
+LARGE = "large: the 900-token tokenizer cut to 899 tokens (timed)"

@@ -48,7 +48,7 @@ def check_token_premium(run: Run, fn: Premium) -> None:
     locales = corpus.parallel_locales()
     texts = {loc: "\n".join(corpus.parallel(loc)[:30]) for loc in locales}
     bytes_only = ByteBPE([])  # 256 byte tokens: tokens = UTF-8 bytes, a premium that is easy to verify
-    encoders = {"UTF-8 bytes": bytes_only.encode_ordinary, "code points": lambda t: list(map(ord, t))}
+    encoders = {"UTF-8 bytes": bytes_only.encode_ordinary, "code points": _code_points}
     for name, encode in encoders.items():
         for reference in ("en-US", "zh-CN", "ru-RU", "ja-JP", "de-DE"):
             expected = _reference_premium(encode, texts, reference)
@@ -71,3 +71,20 @@ def check_token_premium(run: Run, fn: Premium) -> None:
     case = run.case("the reference text is empty", expected=None)
     case.expect_error(fn, encoders["code points"], {"en-US": "", "de-DE": "Hallo"}, "en-US",
                       why="a premium relative to a text with no tokens is undefined (a division by zero)")
+    whole = {loc: "\n".join(corpus.parallel(loc)) for loc in locales}
+    encode = _code_points
+    expected, seconds = run.timed(_reference_premium, encode, whole, "en-US")
+    case = run.case(LARGE, expected=expected, seconds=seconds,
+                    input=f"token_premium(<code points>, <{len(whole)} whole parallel texts>, 'en-US')",
+                    slow_hint="encode each text once (the reference's once, not once per locale); "
+                              "encoding is the expensive part")
+    got = case.call(fn, encode, dict(whole), "en-US")
+    if not isinstance(got, Mapping) or any(abs(float(got.get(loc, -1)) - expected[loc]) > 1e-12 for loc in whole):
+        case.fail(got, "the premium of a locale is len(encode(its text)) / len(encode(the reference's text)).")
+
+
+LARGE = "large: the whole parallel slice of every locale, tokens = code points (timed)"
+
+
+def _code_points(text: str) -> list[int]:
+    return list(map(ord, text))

@@ -92,3 +92,23 @@ def check_mean_init(run: Run, fn: Callable[[ByteBPE, ByteBPE, np.ndarray], np.nd
             if not np.allclose(got[i], expected[i]):
                 case.fail(Shown(f"row {i} ({new.id_to_token(i)!r}) = {np.round(got[i][:3], 4).tolist()}..."),
                           _row_hint(old, new, emb, i, got[i]), expected=Shown(f"{np.round(expected[i][:3], 4).tolist()}..."))
+    old, new = _tokenizers(_LARGE_WORDS)
+    emb = rng.normal(size=(old.n_vocab, 512))
+    expected, seconds = run.timed(_reference_mean_init, old, new, emb)
+    case = run.case(LARGE, expected=Shown(f"a ({new.n_vocab}, 512) array"), seconds=seconds,
+                    input=f"mean_init(old, new, embedding of shape {emb.shape})", slow_hint=(
+                        "segment the new tokens with the old tokenizer once (old_segmentation(old, new)) and take "
+                        "one mean per new row; recomputing the segmentation for every row repeats all of it"))
+    got = np.asarray(case.call(fn, old, new, emb))
+    if got.shape != expected.shape or not np.allclose(got, expected):
+        case.fail(Shown(f"an array of shape {got.shape} that differs"), "row i is the mean of "
+                  "embedding[old_segmentation(old, new)[i]], after the old rows copied unchanged.")
+
+
+#: Words the large case adds: many, of every length.
+_LARGE_WORDS = tuple(f" {w}" for w in (
+    "tokenizer vocabulary extension embedding initialisation segmentation normalization pretokenization "
+    "byte merge rank frequency corpus language model training inference decoding encoding unicode grapheme "
+    "emoji character sentence paragraph document dataset benchmark evaluation perplexity entropy compression "
+    "fertility premium latency throughput").split())
+LARGE = f"large: {len(_LARGE_WORDS)} words added, width 512 (timed)"

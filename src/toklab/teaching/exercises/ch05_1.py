@@ -5,7 +5,7 @@
   piece ``group`` digits long, only the leftmost possibly shorter). Compared
   with `toklab.lab.digits.aligned` on the cuts the chapter meets (GPT-2's,
   cl100k's, per digit, thousands groups), each against the group sizes that
-  tell a right answer from a slip, and on random cuts.
+  tell a right answer from a slip, on random cuts, and on two large cuts (timed).
 
 Reported in the format of `toklab.teaching.exercises.harness`.
 """
@@ -64,6 +64,15 @@ def _random_cuts(n: int, seed: int = 0) -> list[tuple[tuple[str, ...], int]]:
     return out
 
 
+LARGE = "large: a 300,000-digit number in 100,000 groups of 3 (timed)"
+LARGE_LAST = "large: a 300,000-digit number in groups of 3, the last one digit short (timed)"
+
+
+def _large(aligned_cut: bool) -> tuple[str, ...]:
+    pieces = ("123",) * 100_000
+    return pieces if aligned_cut else pieces[:-1] + ("12",)
+
+
 def _hint(pieces: Sequence[str], group: int, expected: bool) -> str:
     sizes = [len(p) for p in pieces]
     right = list(groups_from_right(sum(sizes), group))
@@ -91,9 +100,15 @@ def check_aligned(run: Run, fn: Callable[[Sequence[str], int], bool]) -> None:
         (pieces, group, f"random cut {k}")
         for k, (pieces, group) in enumerate(_random_cuts(300))
     ]
+    cases += [(_large(aligned_cut), 3, what) for aligned_cut, what in ((True, LARGE), (False, LARGE_LAST))]
     for pieces, group, what in cases:
-        expected = aligned(pieces, group)
-        case = run.case(f"{what}: {'|'.join(pieces)}, group {group}", expected=expected)
+        expected, seconds = run.timed(aligned, pieces, group)
+        large = what in (LARGE, LARGE_LAST)
+        case = run.case(what if large else f"{what}: {'|'.join(pieces)}, group {group}", expected=expected,
+                        input=f"aligned(<{len(pieces):,} pieces>, {group})" if large else None,
+                        seconds=seconds if large else None, slow_hint=(
+                            "one pass over the piece sizes is enough; joining or re-reading the pieces before "
+                            "each one makes it quadratic"))
         got = case.call(fn, list(pieces), group)
         if got is not expected and got != expected:
             case.fail(got, _hint(pieces, group, expected))

@@ -5,7 +5,9 @@
   *final* and the bytes that generation must reproduce. Checked on
   ``cl100k_base`` with hand-picked prompts and random cuts of the corpus, each
   with a real continuation: the kept IDs must be the start of the encoding of
-  the completed text. One-token healing fails here, and the hint says why.
+  the completed text. One-token healing fails here, and the hint says why: the
+  exercise is meant to fail on the function its text asks for, so it is answered in
+  words and not graded (``graded=False``; ``grade`` refuses it).
 
 Reported in the format of `toklab.teaching.exercises.harness`.
 """
@@ -46,6 +48,16 @@ def reference_heal(tokenizer, prompt: str) -> tuple[list[int], bytes]:
     return list(h.kept), h.prefix
 
 
+LARGE = "large: a prompt of 20,000 characters of English (timed)"
+
+
+def _large_prompt() -> tuple[str, str]:
+    from ...data.corpus import load
+
+    text = load("en", 30_000)
+    return text[:20_000], text[20_000:20_030]
+
+
 def _corpus_cases(n: int, seed: int = 0) -> list[tuple[str, str]]:
     from ...data.corpus import CORPUS, load
 
@@ -60,16 +72,22 @@ def _corpus_cases(n: int, seed: int = 0) -> list[tuple[str, str]]:
 
 
 @exercise("ch05_3-ex1", title="Token healing that keeps only final tokens", function="heal_one",
-          reference=reference_heal, against="the encoding of each completed text (toklab.lab.healing.heal passes)")
+          reference=reference_heal, against="the encoding of each completed text (toklab.lab.healing.heal passes)",
+          answers=("toklab.lab.healing.heal",), graded=False)
 def check_healing(run: Run, fn: Callable[[object, str], tuple[Sequence[int], bytes]]) -> None:
     """Check a reader's ``heal(tokenizer, prompt) -> (kept_ids, prefix_bytes)`` on prompts with continuations."""
     tok = _tokenizer()
-    for prompt, rest in list(CASES) + _corpus_cases(60):
+    for prompt, rest in list(CASES) + _corpus_cases(60) + [_large_prompt()]:
         ids = tok.encode(prompt, disallowed_special=())
         whole = tok.encode(prompt + rest, disallowed_special=())
-        case = run.case(f"the prompt {prompt!r}, continued with {rest!r}",
+        _, seconds = run.timed(reference_heal, tok, prompt)
+        large = len(prompt) > 1_000
+        case = run.case(LARGE if large else f"the prompt {prompt!r}, continued with {rest!r}",
                         expected=Shown("kept IDs that start the encoding of the completed text"),
-                        input=f"heal(cl100k_base, {prompt!r})")
+                        input=f"heal(cl100k_base, <{len(prompt):,} characters>)" if large else
+                        f"heal(cl100k_base, {prompt!r})", seconds=seconds if large else None, slow_hint=(
+                            "encode the prompt once and back off from its end; re-encoding the prompt for each "
+                            "token you try to drop grows with the square of its length"))
         result = case.call(fn, tok, prompt)
         try:
             kept, prefix = result

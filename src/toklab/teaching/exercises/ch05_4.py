@@ -35,6 +35,10 @@ def _random_docs(rng: random.Random, n: int) -> list[list[int]]:
     return [[rng.randint(3, 40) for _ in range(rng.randint(0, 9))] + [_EOS] for _ in range(n)]
 
 
+LARGE_MASK = "large: 256 rows of up to 401 tokens (timed)"
+LARGE_ATTENTION = "large: 16 documents packed into rows of 256 (timed)"
+
+
 def _as_bool_array(got: object) -> np.ndarray:
     return np.asarray(got).astype(bool)
 
@@ -44,10 +48,18 @@ def _as_bool_array(got: object) -> np.ndarray:
 def check_target_mask(run: Run, fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
     """Check a reader's ``target_mask(ids, lengths) -> (B, T-1) bool`` for right padding."""
     rng = random.Random(0)
-    for trial in range(200):
-        batch = pad(_random_docs(rng, rng.randint(1, 5)), pad_id=_EOS)
-        expected = batch.loss_mask()
-        case = run.case(f"random batch {trial} (PAD = EOS = {_EOS})", expected=expected.astype(int).tolist())
+    batches = [(f"random batch {trial} (PAD = EOS = {_EOS})", pad(_random_docs(rng, rng.randint(1, 5)), pad_id=_EOS))
+               for trial in range(200)]
+    long_docs = [[rng.randint(3, 40) for _ in range(rng.randint(0, 400))] + [_EOS] for _ in range(256)]
+    batches.append((LARGE_MASK, pad(long_docs, pad_id=_EOS)))
+    for what, batch in batches:
+        expected, seconds = run.timed(reference_target_mask, batch.ids, batch.lengths)
+        large = what == LARGE_MASK
+        case = run.case(what, expected=expected.astype(int).tolist(), seconds=seconds if large else None,
+                        input=f"target_mask(<ids of shape {batch.ids.shape}>, <{len(batch.lengths)} lengths>)"
+                        if large else None, slow_hint=(
+                            "compare a row of positions with the lengths once (broadcasting), or fill each row in "
+                            "one slice; work per pair of positions grows with the square of the length"))
         got = _as_bool_array(case.call(fn, batch.ids.copy(), batch.lengths.copy()))
         if got.shape != expected.shape:
             case.fail(Shown(f"an array of shape {got.shape}"), f"one entry per target: shape {expected.shape}.")
@@ -67,12 +79,21 @@ def check_target_mask(run: Run, fn: Callable[[np.ndarray, np.ndarray], np.ndarra
 def check_packed_attention(run: Run, fn: Callable[[np.ndarray], np.ndarray]) -> None:
     """Check a reader's ``packed_attention(doc) -> (N, T, T) bool``."""
     rng = random.Random(1)
+    packings = []
     for trial in range(100):
         docs = [d[:-1] for d in _random_docs(rng, rng.randint(1, 5))]
-        packed = pack(docs, rng.randint(2, 10), eos_id=_EOS, pad_id=0)
-        expected = block_diagonal_mask(packed.doc)
-        case = run.case(f"random packing {trial}", expected=Shown(f"a ({', '.join(map(str, expected.shape))}) mask"),
-                        input=f"packed_attention({packed.doc.tolist()})")
+        packings.append((f"random packing {trial}", pack(docs, rng.randint(2, 10), eos_id=_EOS, pad_id=0)))
+    long_docs = [[rng.randint(3, 40) for _ in range(rng.randint(1, 120))] for _ in range(16)]
+    packings.append((LARGE_ATTENTION, pack(long_docs, 256, eos_id=_EOS, pad_id=0)))
+    for what, packed in packings:
+        expected, seconds = run.timed(block_diagonal_mask, packed.doc)
+        large = what == LARGE_ATTENTION
+        case = run.case(what, expected=Shown(f"a ({', '.join(map(str, expected.shape))}) mask"),
+                        input=f"packed_attention(<doc of shape {packed.doc.shape}>)" if large else
+                        f"packed_attention({packed.doc.tolist()})", seconds=seconds if large else None, slow_hint=(
+                            "compare the document index of every query with every key at once (broadcasting "
+                            "doc[:, :, None] == doc[:, None, :]) and keep the lower triangle; a loop over documents "
+                            "inside the loops over queries and keys multiplies the work"))
         got = _as_bool_array(case.call(fn, packed.doc.copy()))
         if got.shape != expected.shape:
             case.fail(Shown(f"an array of shape {got.shape}"), f"one (T, T) mask per row: shape {expected.shape}.")

@@ -5,7 +5,7 @@
   a browser's JavaScript counts). Compared with
   `toklab.pipeline.offsets.utf16_offsets` on emoji, ZWJ sequences, astral
   letters, the empty text, empty spans, random texts with random spans, and the
-  token spans of a whole corpus file.
+  token spans of a whole corpus file (timed against toklab's answer).
 
 Reported in the format of `toklab.teaching.exercises.harness`.
 """
@@ -98,10 +98,13 @@ def check_utf16_spans(run: Run, fn: Callable[[str, list[Span]], list[Span]]) -> 
         if _as_pairs(got) != expected:
             case.fail(got, _hint(text, spans, expected, got))
     text, spans = _large_case()
-    expected = reference_utf16_spans(text, spans)
-    case = run.case(f"{len(spans):,} token spans of the mixed corpus",
+    expected, seconds = run.timed(reference_utf16_spans, text, spans)
+    case = run.case(f"large: {len(spans):,} token spans of the mixed corpus (timed)",
                     expected=Shown(f"{len(expected):,} spans ending at unit {expected[-1][1]:,}"),
-                    input=f"utf16_spans(<{len(text):,} characters of the mixed corpus>, <its tokens' spans>)")
+                    input=f"utf16_spans(<{len(text):,} characters of the mixed corpus>, <its tokens' spans>)",
+                    seconds=seconds, slow_hint=(
+                        "count the UTF-16 units of every prefix once, in one pass over the text, then look "
+                        "each end up; measuring text[:a] again for every span is quadratic"))
     got = case.call(fn, text, list(spans))
     if _as_pairs(got) != expected:
         pairs = _as_pairs(got)

@@ -59,6 +59,9 @@ def _hint(ranks: Mapping[bytes, int], expected: list, got: object) -> str:
             "reaches on its bytes with the lower ranks only.")
 
 
+LARGE = "large: the first 3,000 merges of cl100k_base (timed)"
+
+
 def _cases() -> list[tuple[dict[bytes, int], str]]:
     from ...data import vocabs
 
@@ -76,7 +79,7 @@ def _cases() -> list[tuple[dict[bytes, int], str]]:
         (_table(smile[1:3], smile[:3], smile), "🙂 from three bytes and one"),
         (_table(fraktur[:2], fraktur[2:], fraktur, b" " + fraktur), "an astral letter, then with a space"),
         (_table(b"  ", b"    ", b"   ", b"\n\n", b" \n"), "runs of whitespace"),
-        (first, "the first 3,000 merges of cl100k_base"),
+        (first, LARGE),
     ]
 
 
@@ -90,10 +93,13 @@ def check_merges_from_ranks(run: Run, fn: Callable[[dict[bytes, int]], list[tupl
     tokens BPE joins to make it, and raises ValueError for a token no merge makes.
     """
     for ranks, what in _cases():
-        expected = reference_merges_from_ranks(ranks)
+        expected, seconds = run.timed(reference_merges_from_ranks, ranks)
         shown = expected if len(expected) <= 6 else Shown(f"{len(expected):,} merges, the first {expected[:3]}")
         case = run.case(what, expected=shown,
-                        input=None if len(ranks) <= 300 else f"merges_from_ranks(<{len(ranks):,} ranks>)")
+                        input=None if len(ranks) <= 300 else f"merges_from_ranks(<{len(ranks):,} ranks>)",
+                        seconds=seconds if what == LARGE else None,
+                        slow_hint="look each candidate part up in the ranks dict; searching the table for "
+                                  "every split of every token costs a pass over all the ranks each time")
         got = case.call(fn, dict(ranks))
         pairs = [tuple(g) for g in got] if isinstance(got, (list, tuple)) and all(
             isinstance(g, (list, tuple)) and len(g) == 2 for g in got) else got

@@ -20,6 +20,7 @@ format of `toklab.teaching.exercises.harness`, with a hint at the usual mistake.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections import Counter
@@ -50,6 +51,21 @@ def _random_entropies(rng: random.Random) -> list[float]:
     if rng.random() < 0.3:  # coarse values: many ties
         return [float(rng.randint(0, 4)) for _ in range(n)]
     return [round(rng.uniform(0.0, 6.0), 3) for _ in range(n)]
+
+
+LARGE_STARTS = "large: 100,000 entropies (timed)"
+LARGE_THRESHOLD = "large: 100,000 entropies, a mean of 4.5 bytes (timed)"
+LARGE_COLLISIONS = "large (timed)"
+
+
+def _large_entropies() -> list[float]:
+    return list(_large_entropies_once())
+
+
+@functools.lru_cache(maxsize=1)
+def _large_entropies_once() -> tuple[float, ...]:
+    rng = random.Random(_SEED + 2)
+    return tuple(round(rng.uniform(0.0, 6.0), 3) for _ in range(100_000))
 
 
 def _scores(entropies: list[float], rule: str) -> list[tuple[int, float]]:
@@ -84,9 +100,14 @@ def check_patch_starts(run: Run, fn: Callable[[list[float], float, str], list[in
         threshold = round(rng.uniform(-1.0, 4.0), 2)
         rule = rng.choice(RULES)
         cases.append((e, threshold, rule, f"random case {k} ({rule} rule)"))
+    cases.append((_large_entropies(), 2.0, "monotonic", LARGE_STARTS))
     for entropies, threshold, rule, what in cases:
-        expected = _reference_patch_starts(entropies, threshold, rule)
-        case = run.case(what, expected=expected)
+        expected, seconds = run.timed(_reference_patch_starts, entropies, threshold, rule)
+        large = what == LARGE_STARTS
+        case = run.case(what, expected=expected, seconds=seconds if large else None,
+                        input=f"my_patch_starts(<{len(entropies):,} entropies>, {threshold}, {rule!r})" if large
+                        else None, slow_hint=("one pass over the entropies, appending each start; inserting at the "
+                                              "front of a list or slicing it at every byte makes it quadratic"))
         got = case.call(fn, list(entropies), threshold, rule)
         try:
             got = [int(i) for i in got]
@@ -116,13 +137,22 @@ def check_mean_size_threshold(run: Run, fn: Callable[[list[float], float], float
     for k in range(200):
         e = _random_entropies(rng)
         cases.append((e, round(rng.uniform(1.0, max(1.0, len(e) / 1.5)), 2), f"random case {k}"))
+    cases.append((_large_entropies(), 4.5, LARGE_THRESHOLD))
     for entropies, target, what in cases:
-        scores = entropies[1:]
-        candidates = scores + [min(scores, default=0.0) - 1.0, max(scores, default=0.0) + 1.0]
-        best = min(candidates, key=lambda c: abs(_mean_size(entropies, c) - target))
+        large = what == LARGE_THRESHOLD
+        reference, seconds = run.timed(_reference_mean_size_threshold, entropies, target)
+        if large:  # trying every candidate here would be the slow method the exercise rules out
+            best = reference
+        else:
+            scores = entropies[1:]
+            candidates = scores + [min(scores, default=0.0) - 1.0, max(scores, default=0.0) + 1.0]
+            best = min(candidates, key=lambda c: abs(_mean_size(entropies, c) - target))
         best_mean = _mean_size(entropies, best)
         case = run.case(what, expected=Shown(f"a threshold giving a mean patch size of {_bytes(best_mean)}, "
-                                             f"e.g. {best!r}"))
+                                             f"e.g. {best!r}"), seconds=seconds if large else None,
+                        input=f"mean_size_threshold(<{len(entropies):,} entropies>, {target})" if large else None,
+                        slow_hint="sort the scores once and find the patch count closest to the target by binary "
+                                  "search; running the patcher once per candidate threshold is quadratic")
         t = case.call(fn, list(entropies), target)
         try:
             t = float(t)
@@ -183,11 +213,15 @@ def check_full_collisions(run: Run, fn: Callable[[np.ndarray, int, int], int]) -
         n = int(rng.integers(1, 400))
         cps = np.unique(rng.integers(0, 0x110000, size=n))
         cases.append((cps, int(rng.integers(1, 4)), int(rng.integers(2, 300)), f"random case {i}"))
+    cases.append((np.unique(rng.integers(0, 0x110000, size=10_000)), 4, 1 << 12, LARGE_COLLISIONS))
     for cps, k, b, what in cases:
-        expected = _full_collisions(cps, k, b)
+        expected, seconds = run.timed(_full_collisions, cps, k, b)
         points = show(cps.tolist(), 200)
-        case = run.case(f"{what}: {len(cps)} code points", expected=expected,
-                        input=Shown(f"full_collisions(np.array({points}), {k}, {b})"))
+        large = what == LARGE_COLLISIONS
+        case = run.case(f"{what}: {len(cps)} code points", expected=expected, seconds=seconds if large else None,
+                        input=Shown(f"full_collisions(np.array({points}), {k}, {b})"), slow_hint=(
+                            "group the code points by their row of buckets (a dict or a Counter of tuples, or "
+                            "np.unique over rows): comparing every code point with every other is quadratic"))
         got = case.call(fn, cps.copy(), k, b)
         if isinstance(got, bool) or not isinstance(got, (int, np.integer)):
             case.fail(got, "return the count as an int.")

@@ -31,9 +31,9 @@ from collections.abc import Callable
 from ... import bpe
 from ...data import corpus
 from ...pre_tokenizers import patterns
-from .harness import Run, Shown, exercise
+from .harness import Run, Shown, derived, exercise
 
-__all__ = ["check_merge_delta", "check_gpt2_pattern"]
+__all__ = ["check_merge_delta", "check_gpt2_pattern", "findall_with"]
 
 _SEED = 2007
 
@@ -77,9 +77,15 @@ def check_merge_delta(run: Run, fn: Callable[[tuple[str, ...], tuple[str, str]],
         word = tuple(rng.choice("aab") for _ in range(rng.randint(1, 9)))
         pair = (rng.choice("ab"), rng.choice("ab"))
         cases.append((word, pair, f"random case {k}"))
+    cases.append((tuple(random.Random(_SEED + 3).choice("aab") for _ in range(20_000)), ("a", "b"), LARGE_DELTA))
     for word, pair, what in cases:
-        expected = _delta(word, pair)
-        case = run.case(what, expected=expected)
+        expected, seconds = run.timed(_delta, word, pair)
+        large = what == LARGE_DELTA
+        case = run.case(what, expected=expected, seconds=seconds if large else None,
+                        input=f"merge_delta(<{len(word):,} symbols>, {pair!r})" if large else None, slow_hint=(
+                            "one pass over the word is enough: count the pairs before and after merging (or patch "
+                            "the counts around each occurrence); rebuilding the word after every occurrence, or "
+                            "recounting it, is quadratic"))
         got = case.call(fn, word, pair)
         if not isinstance(got, dict):
             case.fail(got, "return a dict mapping each pair (a tuple of two symbols) to its change in count.")
@@ -141,6 +147,22 @@ def _random_texts(rng: random.Random, n: int) -> list[str]:
     return ["".join(rng.choice(pool) for _ in range(rng.randint(1, 12))) for _ in range(n)]
 
 
+LARGE_DELTA = "large: a word of 20,000 symbols (timed)"
+LARGE_PATTERN = "large: 60 KB of the mixed corpus (timed)"
+_COMPILED: dict[Callable[[], object], re.Pattern] = {}
+
+
+def findall_with(gpt2_pattern: Callable[[], object], text: str) -> list:
+    """``re.findall(gpt2_pattern(), text)``, calling ``gpt2_pattern`` (and compiling its answer) once."""
+    compiled = _COMPILED.get(gpt2_pattern)
+    if compiled is None:
+        got = gpt2_pattern()
+        compiled = got if isinstance(got, re.Pattern) else re.compile(got)
+        _COMPILED.clear()
+        _COMPILED[gpt2_pattern] = compiled
+    return compiled.findall(text)
+
+
 def _pattern_hint(text: str) -> str:
     if any(unicodedata.category(c) in ("No", "Nl") for c in text):
         return ("re's letters, [^\\W\\d_], also take ², ½, Ⅻ and ①, which GPT-2's \\p{N} counts as numbers: build "
@@ -158,22 +180,28 @@ def _pattern_hint(text: str) -> str:
           reference=_gpt2_pattern, against="GPT-2's pattern run by the regex module")
 def check_gpt2_pattern(run: Run, fn: Callable[[], object]) -> None:
     """Check a reader's ``gpt2_pattern() -> str | re.Pattern``."""
-    case = run.case("gpt2_pattern() returns a pattern re can compile", expected=Shown("a str or re.Pattern"))
-    got = case.call(fn)
-    try:
-        compiled = got if isinstance(got, re.Pattern) else re.compile(got)
-    except (TypeError, re.error) as exc:
-        case.fail(Shown(f"{type(got).__name__}: re.compile raised {exc}"),
-                  "return the pattern as a string, or compiled with re.compile.", cause=exc)
+    # The pattern runs where the reader's function runs (their process, under `check` and `grade`).
+    findall = derived(fn, findall_with)
+    case = run.case("gpt2_pattern() returns a pattern re can compile", expected=Shown("a str or re.Pattern"),
+                    input=Shown("re.findall(gpt2_pattern(), '')"))
+    case.call(findall, "", error_hint=lambda exc: (
+        f"re.compile raised {type(exc).__name__} on what gpt2_pattern() returned: return the pattern as a string, "
+        "or compiled with re.compile."))
     gpt2 = patterns.compiled("gpt2")
     texts = list(_TEXTS)
     for name in ("en", "zh", "code", "mixed"):
         lines = [line for line in corpus.load(name, 4_000).splitlines(keepends=True) if line.strip()]
         texts += [(line, f"line {k} of the corpus file {name}") for k, line in enumerate(lines[:20], 1)]
     texts += [(text, f"random text {k}") for k, text in enumerate(_random_texts(random.Random(_SEED + 2), 300))]
+    texts.append((corpus.load("mixed", 60_000), LARGE_PATTERN))
     for text, what in texts:
-        expected = gpt2.findall(text)
-        case = run.case(what, expected=expected, input=Shown(f"re.findall(gpt2_pattern(), {text!r})"))
-        chunks = compiled.findall(text)
+        expected, seconds = run.timed(gpt2.findall, text)
+        large = what == LARGE_PATTERN
+        case = run.case(what, expected=expected, seconds=seconds if large else None, slow_hint=(
+            "the pattern backtracks far more than GPT-2's: look for a class or a quantifier that can match the "
+            "same characters in many ways (nested repeats, overlapping alternatives)"),
+            input=Shown(f"re.findall(gpt2_pattern(), <{len(text):,} characters>)" if large else
+                        f"re.findall(gpt2_pattern(), {text!r})"))
+        chunks = case.call(findall, text)
         if chunks != expected:
             case.fail(chunks, _pattern_hint(text))

@@ -27,7 +27,7 @@ from ...bpe import ByteBPE
 from ...data import corpus
 from ..drills.bpe import trained_merges
 from ..drills.prefix import backoff
-from .harness import Run, Shown, exercise
+from .harness import Run, Shown, exercise, show
 
 __all__ = ["check_backoff", "check_other_ids"]
 
@@ -55,9 +55,15 @@ def check_backoff(run: Run, fn: Callable[[list[Merge], str, int], int]) -> None:
         merges = trained_merges(rng, alphabet, (3, 6))
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(2, 9)))
         cases.append((merges, text, rng.randint(1, len(text)), f"random case {n}"))
+    cases.append((*_large_backoff(), LARGE_BACKOFF))
     for merges, text, k, what in cases:
-        expected = _backoff(merges, text, k)
-        case = run.case(what, expected=expected)
+        expected, seconds = run.timed(_backoff, merges, text, k)
+        large = what == LARGE_BACKOFF
+        case = run.case(what, expected=expected, seconds=seconds if large else None,
+                        input=f"backoff(<{len(merges):,} merges>, <{len(text)} characters>, {k})" if large else None,
+                        slow_hint="encode the two texts once each (a dict of ranks built once), then compare; "
+                                  "re-encoding for every token dropped, or searching the merge list for each pair, "
+                                  "multiplies the work")
         got = case.call(fn, [tuple(m) for m in merges], text, k)
         if isinstance(got, bool) or not isinstance(got, int):
             case.fail(got, "return the number of tokens to drop, an int.")
@@ -75,6 +81,18 @@ def check_backoff(run: Run, fn: Callable[[list[Merge], str, int], int]) -> None:
                 hint = ("encode both texts with the merges, lowest rank first, then drop final tokens of the "
                         "prompt's encoding until what is left starts the text's encoding")
             case.fail(got, hint)
+
+
+LARGE_BACKOFF = "large: 1,000 merges, 300 characters of English cut after 200 (timed)"
+LARGE_OTHER = "large: 4,000 characters of held-out English (timed)"
+
+
+@functools.lru_cache(maxsize=1)
+def _large_backoff() -> tuple[list[tuple[str, str]], str, int]:
+    text = " ".join(corpus.load("en", 40_000).split())
+    model = bpe.train(text[:30_000], 256 + 1_000)
+    merges = [(a.decode("latin-1"), b.decode("latin-1")) for a, b in model.merges]
+    return merges, text[30_000:30_300], 200
 
 
 @functools.lru_cache(maxsize=1)
@@ -129,11 +147,19 @@ def check_other_ids(run: Run, fn: Callable[[ByteBPE, str], list[int] | None]) ->
              ("the", "a whole word that is one token"), ("注", "a Chinese character: three byte tokens"),
              ("hello world", "two words")]
     cases += [(rng.choice(lines)[: rng.randint(1, 40)], f"held-out English {n}") for n in range(60)]
+    cases += [("🙂", "an emoji: four byte tokens, one way only"), ("", "the empty text: no other list of IDs"),
+              (" ".join(lines)[:4_000], LARGE_OTHER)]
     for text, what in cases:
         exists = _segmentations_at_least_two(tok, text.encode("utf-8"))
         canonical = tok.encode_ordinary(text)
-        case = run.case(what, expected=Shown(f"IDs other than {canonical} decoding to {text!r}" if exists
-                                             else "None (no other cut exists)"))
+        _, seconds = run.timed(_other_ids, tok, text)
+        large = what == LARGE_OTHER
+        case = run.case(what, expected=Shown(f"IDs other than {show(canonical, 100)} decoding to {show(text, 100)}"
+                                             if exists else "None (no other cut exists)"),
+                        seconds=seconds if large else None,
+                        input=f"other_ids(tokenizer, <{len(text):,} characters>)" if large else None, slow_hint=(
+                            "one other list is enough: split one token of two or more bytes into its byte tokens; "
+                            "enumerating the cuts of the text is exponential in its length"))
         got = case.call(fn, tok, text)
         if got is None:
             if exists:

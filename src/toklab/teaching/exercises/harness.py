@@ -35,8 +35,21 @@ label with `get`: the label is the chapter's exercise label
 (``<chapter file stem>-exN``), ``function`` is the name the exercise asks the
 reader to define, and ``reference`` is toklab's own answer, which must pass.
 
-The checkers do not guard against a function that never returns: a grader
-should run each submission in its own process with a time limit.
+Every checker ends with at least one *large* case, timed against toklab's own
+code on the same input: `Run.timed` runs toklab's function and measures it, and
+a case opened with ``seconds=`` fails as too slow when the reader's function
+takes more than `SLOW_RATIO` times as long (and `SLOW_MARGIN` more). The limit
+is a ratio measured in the same process at the same moment, never a fixed time,
+so a busy or slow machine moves both sides. In the main thread the call is
+interrupted (``SIGALRM``) when its budget runs out, so an exponential solution
+fails in about a second instead of running for hours.
+
+A checker may be handed a stand-in for the reader's function rather than the
+function itself: `toklab.teaching.exercises.sandbox` passes one that runs the call in the
+submission's own process. It has a ``call_within(budget, args, kwargs)`` method,
+which `Case.call` uses, and it may raise `Interrupted` (the submission's process
+is gone, or out of time), which ends the check. `derived` builds a function of
+the reader's function that runs where the reader's function runs.
 """
 
 from __future__ import annotations
@@ -44,7 +57,10 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import signal
 import textwrap
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -54,14 +70,28 @@ __all__ = [
     "CheckFailure",
     "Case",
     "Exercise",
+    "Interrupted",
+    "Passed",
     "REGISTRY",
     "Run",
+    "SLOW_MARGIN",
+    "SLOW_RATIO",
     "Shown",
+    "TooSlow",
     "checkers",
+    "count_cases",
+    "derived",
     "exercise",
     "get",
     "show",
 ]
+
+#: A reader's function that takes more than this many times as long as toklab's on a large case fails it ...
+SLOW_RATIO = 20.0
+#: ... provided it is also this many seconds slower: on a busy machine a call can wait that long for a core
+#: (a reference call of 17 ms once took over 0.3 s under load), and that is not slowness. The far-too-slow
+#: solutions take many seconds (a quadratic BPE encoder 270x, an exponential Viterbi hours).
+SLOW_MARGIN = 1.0
 
 #: The fields of a failure, in the order they are printed.
 FIELDS = ("case", "input", "expected", "got", "hint")
@@ -117,6 +147,77 @@ def _error_names(errors: tuple[type[BaseException], ...]) -> str:
     return " or ".join(e.__name__ for e in errors)
 
 
+# ---------------------------------------------------------------------------- calls
+
+
+class Passed(str):
+    """A checker's pass line; ``cases`` is how many cases passed."""
+
+    def __new__(cls, text: str, cases: int) -> Passed:
+        self = super().__new__(cls, text)
+        self.cases = cases
+        return self
+
+
+class TooSlow(BaseException):
+    """A timed call ran past its budget (raised inside the reader's code by ``SIGALRM``, or by a stand-in).
+
+    A BaseException, so that the reader's own ``except Exception`` does not swallow it.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no answer within {seconds:.2f} s")
+        self.seconds = seconds
+
+
+class Interrupted(BaseException):
+    """The reader's function cannot be called any more: its process ended, or ran out of time.
+
+    Raised by a stand-in (see `toklab.teaching.exercises.sandbox`); ``status`` and ``summary``
+    say what happened, ``case`` is the `Case` that was running (filled in by `Case.call`).
+    """
+
+    def __init__(self, status: str, summary: str, report: str = "") -> None:
+        super().__init__(summary)
+        self.status, self.summary, self.report = status, summary, report
+        self.case: Case | None = None
+
+
+def _invoke(fn: Callable, args: tuple, kwargs: Mapping[str, Any], budget: float | None) -> tuple[Any, float]:
+    """``fn(*args, **kwargs)`` and its duration; `TooSlow` when it runs past ``budget`` seconds."""
+    within = getattr(fn, "call_within", None)
+    if within is not None:
+        return within(budget, args, kwargs)
+    alarm = (budget is not None and hasattr(signal, "setitimer")
+             and threading.current_thread() is threading.main_thread())
+    if alarm:
+        def on_alarm(signum, frame):  # noqa: ARG001 - the signal handler's signature
+            raise TooSlow(budget)
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, budget)
+    start = time.perf_counter()
+    try:
+        value = fn(*args, **kwargs)
+    finally:
+        elapsed = time.perf_counter() - start
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    return value, elapsed
+
+
+def derived(fn: Callable, adapter: Callable[..., Any]) -> Callable[..., Any]:
+    """``lambda *a, **k: adapter(fn, *a, **k)``, run where ``fn`` runs.
+
+    For a function of the reader's function whose work must happen in the reader's
+    process (running the regular expression it returned, say). ``adapter`` must be a
+    module-level function (it is pickled by name).
+    """
+    derive = getattr(fn, "derive", None)
+    return derive(adapter) if derive is not None else functools.partial(adapter, fn)
+
+
 # ---------------------------------------------------------------------------- failures
 
 
@@ -130,20 +231,24 @@ class CheckFailure(AssertionError):
     """
 
     def __init__(
-        self, *, label: str, function: str, number: int, case: str, input: str, expected: str, got: str, hint: str
+        self, *, label: str, function: str, number: int, case: str, input: str, expected: str, got: str, hint: str,
+        slow: bool = False,
     ) -> None:
         self.label, self.function, self.number = label, function, number
         self.case, self.input, self.expected, self.got, self.hint = case, input, expected, got, hint
+        #: True when the answer was too slow (or never came) rather than wrong.
+        self.slow = slow
         super().__init__(self.report())
 
     def fields(self) -> dict[str, Any]:
         """Every field by name (for a grader's table, say)."""
         return {"label": self.label, "function": self.function, "number": self.number,
-                **{name: getattr(self, name) for name in FIELDS}}
+                **{name: getattr(self, name) for name in FIELDS}, "slow": self.slow}
 
     def report(self) -> str:
         """The block ``str()`` shows: a heading, then one field a line (case and hint wrapped)."""
-        lines = [f"{self.label}: {self.function} fails case {self.number}"]
+        verb = "is too slow on" if self.slow else "fails"
+        lines = [f"{self.label}: {self.function} {verb} case {self.number}"]
         for name in FIELDS:
             head = f"  {name + ':':<10}"
             value = getattr(self, name)
@@ -178,20 +283,31 @@ class Run:
         #: The case being checked, None between cases.
         self.current: Case | None = None
 
-    def case(self, name: str, *, expected: object, input: str | None = None) -> Case:
+    def case(self, name: str, *, expected: object, input: str | None = None, seconds: float | None = None,
+             slow_hint: str = "") -> Case:
         """Open the next case (the previous one, not having failed, counts as passed).
 
         ``expected`` is toklab's answer (a value, shown with `show`, or `Shown`
         text); ``input`` is display text, by default written by `Case.call`
-        from the arguments it passes.
+        from the arguments it passes. ``seconds`` (from `timed`) makes it a
+        timed case: the reader's function may take `SLOW_RATIO` times as long;
+        ``slow_hint`` names the likely cause when it takes longer.
         """
         self._close()
         self.current = Case(self, self.passed + 1, name, expected, input)
+        self.current.seconds, self.current.slow_hint = seconds, slow_hint
         return self.current
 
-    def summary(self) -> str:
+    def timed(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
+        """``function(*args, **kwargs)`` (toklab's code) and the seconds it took: a large case's yardstick."""
+        start = time.perf_counter()
+        value = function(*args, **kwargs)
+        return value, time.perf_counter() - start
+
+    def summary(self) -> Passed:
         self._close()
-        return f"{self.label}: all {self.passed:,} cases passed ({self.function} agrees with {self.against})"
+        return Passed(f"{self.label}: all {self.passed:,} cases passed ({self.function} agrees with {self.against})",
+                      self.passed)
 
     def _close(self) -> None:
         if self.current is not None:
@@ -208,6 +324,8 @@ class Case:
         self.name = name
         self.expected = expected
         self.input = input
+        self.seconds: float | None = None
+        self.slow_hint = ""
 
     def call(
         self,
@@ -221,11 +339,19 @@ class Case:
         The input is written from the arguments before the call (the reader's
         function may change them). ``error_hint`` explains an exception (text,
         or a function of the exception); without it the hint says where to look.
+        On a timed case (``seconds=`` in `Run.case`) a call that runs past its
+        budget fails the case as too slow.
         """
         if self.input is None:
             self.input = _call_text(self.run.function, args, kwargs)
+        budget = self.budget()
         try:
-            return fn(*args, **kwargs)
+            value, elapsed = _invoke(fn, args, kwargs, budget)
+        except TooSlow as slow:
+            self._too_slow(slow.seconds, finished=False)
+        except Interrupted as stop:
+            stop.case = stop.case or self
+            raise
         except Exception as exc:  # noqa: BLE001 - whatever the reader's code raises is reported, not propagated
             if callable(error_hint):
                 hint = error_hint(exc)
@@ -235,6 +361,24 @@ class Case:
                     "above to see where (the exception is this failure's __cause__, with its traceback)"
                 )
             self.fail(_raised(exc), hint, cause=exc)
+        if budget is not None and elapsed > budget:
+            self._too_slow(elapsed, finished=True)
+        return value
+
+    def budget(self) -> float | None:
+        """The seconds the reader's function may take on this case (None: not a timed case)."""
+        if self.seconds is None:
+            return None
+        return max(SLOW_RATIO * self.seconds, self.seconds + SLOW_MARGIN)
+
+    def _too_slow(self, elapsed: float, *, finished: bool) -> NoReturn:
+        ratio = elapsed / self.seconds if self.seconds else float("inf")
+        what = "answered" if finished else "still running"
+        got = Shown(f"{what} after {elapsed:.2f} s, {ratio:.0f}x toklab's {self.seconds:.3f} s on this input "
+                    f"(the limit is {SLOW_RATIO:g}x)")
+        hint = self.slow_hint or ("far slower than it needs to be on a large input: look for work repeated "
+                                  "inside a loop (a search through a list, a rescan from the start, a copy)")
+        self.fail(got, hint, slow=True)
 
     def expect_error(
         self,
@@ -250,16 +394,20 @@ class Case:
         if self.input is None:
             self.input = _call_text(self.run.function, args, kwargs)
         try:
-            got = fn(*args, **kwargs)
+            got, _ = _invoke(fn, args, kwargs, None)
         except errors:
             return
+        except Interrupted as stop:
+            stop.case = stop.case or self
+            raise
         except Exception as exc:  # noqa: BLE001
             self.fail(_raised(exc), f"{why}: check the input yourself and raise {names} with a clear "
                       f"message, before the computation fails on its own", cause=exc)
         self.fail(Shown(f"returned {show(got)}"), f"{why}, so {self.run.function} must raise {names}, "
                   "not return a value")
 
-    def fail(self, got: object, hint: str, *, expected: object = None, cause: BaseException | None = None) -> NoReturn:
+    def fail(self, got: object, hint: str, *, expected: object = None, cause: BaseException | None = None,
+             slow: bool = False) -> NoReturn:
         """Raise this case's `CheckFailure` (``expected`` replaces the case's expected answer for display)."""
         run = self.run
         failure = CheckFailure(
@@ -271,6 +419,7 @@ class Case:
             expected=show(self.expected if expected is None else expected),
             got=show(got),
             hint=hint,
+            slow=slow,
         )
         raise failure from cause
 
@@ -287,7 +436,11 @@ class Exercise:
     ``function`` the name of the function the reader must define,
     ``check(fn) -> str`` the checker, ``reference`` toklab's own answer (a
     function that passes the check) and ``against`` what the checker compares
-    with.
+    with. ``answers`` names (dotted) the toklab functions that answer the
+    exercise outright: a graded submission that is one of them, or calls one,
+    is flagged. ``graded`` is False for an exercise whose checker is meant to
+    fail on the function its text asks for (the lesson is the failure), so it
+    is answered in words and `grade` refuses it.
     """
 
     label: str
@@ -298,6 +451,15 @@ class Exercise:
     check: Callable[..., str]
     reference: Callable[..., Any]
     against: str
+    answers: tuple[str, ...] = ()
+    graded: bool = True
+
+    @property
+    def signature(self) -> str:
+        """The call the checker makes, ``my_encode(symbols, merges)``: the reference's parameters, by name."""
+        params = [p.replace(annotation=inspect.Parameter.empty)
+                  for p in inspect.signature(self.reference).parameters.values()]
+        return f"{self.function}{inspect.Signature(params)}"
 
 
 _REGISTRY: dict[str, Exercise] = {}
@@ -306,14 +468,20 @@ REGISTRY: Mapping[str, Exercise] = MappingProxyType(_REGISTRY)
 
 
 def exercise(
-    label: str, *, title: str, function: str, reference: Callable[..., Any], against: str
+    label: str, *, title: str, function: str, reference: Callable[..., Any], against: str,
+    answers: tuple[str, ...] | None = None, graded: bool = True,
 ) -> Callable[[Callable[..., None]], Callable[..., str]]:
     """Register a checker written as ``body(run, fn, **options)``; returns ``check(fn, **options) -> str``.
 
     The label's chapter must be the defining module's name (``ch02_1`` for
     ``toklab.teaching.exercises.ch02_1``), so a checker cannot be filed under the wrong
-    chapter; a label can be registered once.
+    chapter; a label can be registered once. ``answers`` defaults to the reference
+    when it is a public toklab function outside the exercises (see `Exercise`).
     """
+    if answers is None:
+        module, name = getattr(reference, "__module__", ""), getattr(reference, "__name__", "_")
+        outside = module.startswith("toklab.") and not module.startswith(__name__.rsplit(".", 1)[0])
+        answers = (f"{module}.{name}",) if outside and not name.startswith("_") else ()
     match = _LABEL.fullmatch(label)
     if match is None:
         raise ValueError(f"exercise label {label!r} is not of the form <chapter file stem>-exN, e.g. 'ch02_1-ex2'")
@@ -349,7 +517,8 @@ def exercise(
         params = list(inspect.signature(body).parameters.values())[1:]  # the run is the harness's business
         check.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
         del check.__wrapped__  # so that inspect.signature reads __signature__
-        entry = Exercise(label, match["chapter"], int(match["number"]), title, function, check, reference, against)
+        entry = Exercise(label, match["chapter"], int(match["number"]), title, function, check, reference, against,
+                         tuple(answers), graded)
         check.exercise = entry  # type: ignore[attr-defined]
         _REGISTRY[label] = entry
         ordered = sorted(_REGISTRY.values(), key=lambda e: (e.chapter, e.number))
@@ -358,6 +527,13 @@ def exercise(
         return check
 
     return register
+
+
+@functools.lru_cache(maxsize=None)
+def count_cases(label: str) -> int:
+    """How many cases the checker of ``label`` runs (by running it on toklab's own answer)."""
+    entry = get(label)
+    return entry.check(entry.reference).cases
 
 
 def checkers() -> Iterator[Exercise]:

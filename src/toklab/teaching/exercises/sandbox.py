@@ -1,71 +1,95 @@
-"""One submission in its own process, with a time limit and a memory limit.
+"""Check one submission without letting it decide its own verdict.
 
-`run` starts ``python -P -m toklab.teaching.exercises.sandbox`` in the submission's folder
-(``-P``, and this toklab first on ``PYTHONPATH``: a file there named
-``toklab.py`` or ``random.py`` cannot shadow toklab or the standard
-library), which
+`run` checks the submission at a path (a ``.py`` file or a notebook) against an
+exercise. The checker runs *here*, in the grading process; the student's code runs in a
+process of its own (`toklab.teaching.exercises.worker`), which only ever receives the
+checker's inputs and sends back the function's values, as plain data
+(`toklab.teaching.exercises.plain`). The checker compares them with toklab's answers
+here, so nothing the submission writes (to its pipe, its files, its output) or patches
+(in toklab, in its own process) can turn a wrong answer into a pass. A submission that
+re-exports toklab's own answer, or calls it, is flagged (status ``reused``).
 
-1. loads the exercise's checker (`toklab.teaching.exercises.get`);
-2. sets its own limits with ``resource.setrlimit``: address space
-   (``RLIMIT_AS``, the memory limit), CPU time (``RLIMIT_CPU``, a backstop
-   for the wall-clock limit the parent enforces), no core files, and a cap
-   on the size of files it writes;
-3. says it is ready (the time limit starts then, so loading Python and
-   toklab does not count against the submission);
-4. imports the file as module ``submission`` (so ``if __name__ ==
-   "__main__":`` blocks do not run), without writing ``__pycache__`` next to
-   it, takes the function the exercise asks for, and runs the checker;
-5. reports one JSON result on a pipe of its own (the submission's prints go
-   to standard output as usual), and ends with ``os._exit``, so atexit
-   handlers and stray threads cannot hold it up.
+The worker runs
 
-The parent kills the child's whole process group when the time is up or the
-result is in. An infinite loop, a crash (even a segfault), a ``sys.exit``, a
-huge allocation or an import error becomes an `Outcome` with its `STATUSES`
-entry; nothing the submission does stops the caller. The limits contain
-mistakes, not malice: this is not a security sandbox (run untrusted code in a
-container or a throwaway account).
+* in a fresh temporary folder (its working directory and ``HOME``, removed afterwards),
+  with a minimal environment: none of the grader's variables but the few that locate
+  Python, toklab and its data;
+* under the limits the worker sets on itself: address space (the memory limit), CPU time
+  (a backstop), no core files, a cap on the size of each file it writes;
+* in a session of its own, below a *warden* (`toklab.teaching.exercises.warden`), which is
+  the child subreaper of everything below it: when the check ends, every process the
+  submission started is killed, a grandchild started with ``setsid`` or a double fork
+  included. Between the warden and the worker sits a keeper process, so a submission that
+  kills its parent ends its own check, not the grader.
+
+The time limit counts the submission's own time: loading it, and each call, from the
+request to the answer. The checker's own work between calls does not count. A timed
+(large) case has its own, tighter budget (`toklab.teaching.exercises.harness.SLOW_RATIO`).
+
+What this does not contain: the submission runs as the grading user, so it can read and
+write every file that user can, open network connections, and signal (or kill) that
+user's other processes, the grader included, if it looks for them. Grade code you do
+not trust in a container or a throwaway account.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import pickle
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-import traceback
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ALIASES", "STATUSES", "Limits", "Outcome", "run", "stop_all"]
+from . import plain
+from .harness import CheckFailure, Interrupted, TooSlow, get
+from .worker import write_frame
 
-#: What an `Outcome` can say: the check passed; it failed on a case; the time limit ran out; the memory
-#: limit was hit; the process died (a signal); it exited before reporting; the file could not be imported;
-#: it has no such function; the checker could not run.
-STATUSES = ("passed", "failed", "timeout", "memory", "crashed", "exited", "import-error", "no-function", "error")
+__all__ = ["ALIASES", "STATUSES", "STARTUP_SECONDS", "Limits", "Outcome", "run", "stop_all"]
+
+#: What an `Outcome` can say: the check passed; it failed on a case; it was far too slow on a large case;
+#: the time limit ran out; the memory limit was hit; the process died (a signal, or it killed its parent);
+#: it exited before answering; the file could not be loaded; it has no such function; it hands in toklab's
+#: own answer; the checker could not run.
+STATUSES = ("passed", "failed", "slow", "timeout", "memory", "crashed", "exited", "import-error", "no-function",
+            "reused", "error")
 
 #: Other names accepted for an exercise's function, only where the exercise's statement leaves the name
 #: open. ch03_1-ex1 says "Write `bytes_to_unicode()` yourself ... Check it with
 #: check_bytes_to_unicode(your_function)", and the chapter's solution calls it my_bytes_to_unicode.
 ALIASES: dict[str, tuple[str, ...]] = {"ch03_1-ex1": ("my_bytes_to_unicode",)}
 
-STARTUP_SECONDS = 120.0  # to start Python and load the checker, before the time limit starts
-FILE_LIMIT = 64 << 20  # bytes any one file the submission writes may reach
-_MODULE = "submission"
-_LIVE: set[subprocess.Popen] = set()  # children being run, for stop_all
+STARTUP_SECONDS = 120.0  # to start Python and toklab in the worker, before the time limit starts
+_WARDEN = str(Path(__file__).with_name("warden.py"))
+_SRC = str(Path(__file__).resolve().parents[3])  # src/ (or site-packages/), holding toklab/
+#: The grader's environment variables a submission's process gets (the rest it does not see).
+PASSED_ON = ("PATH", "TOKLAB_DATA_DIR", "TOKLAB_VOCAB_DIR", "SYSTEMROOT")
+_LIVE: set[_Worker] = set()  # workers being run, for stop_all
+_LIVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Per submission: wall-clock ``seconds`` (from when the checker is loaded) and ``memory_mb`` of address space."""
+    """Per submission: ``seconds`` of its own time (loading it, and its calls) and ``memory_mb`` of address space."""
 
     seconds: float = 60.0
     memory_mb: int = 2048
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.seconds, (int, float)) and 0 < self.seconds < float("inf")):
+            raise ValueError(f"the time limit must be a positive number of seconds, got {self.seconds!r}")
+        if self.memory_mb < 64:
+            raise ValueError(f"the memory limit must be at least 64 MB, got {self.memory_mb}")
 
 
 @dataclass
@@ -77,7 +101,9 @@ class Outcome:
     ``report`` is what a student needs to see (the checker's failure block,
     the submission's own traceback); ``failure`` holds the
     `toklab.teaching.exercises.CheckFailure` fields of a failed case; ``function`` is
-    the name of the function that was checked (None if none was found).
+    the name of the function that was checked (None if none was found);
+    ``cases_passed`` counts the cases passed before the first failure (a checker
+    stops there).
     """
 
     file: str
@@ -87,282 +113,482 @@ class Outcome:
     report: str = ""
     failure: dict[str, Any] | None = field(default=None)
     function: str | None = None
+    cases_passed: int = 0
 
     @property
     def passed(self) -> bool:
         return self.status == "passed"
 
 
-# ---------------------------------------------------------------------------- the parent
+# ---------------------------------------------------------------------------- the submission's process
 
 
-def run(label: str, path: str | os.PathLike, *, function: str | None = None, limits: Limits = Limits(),
-        show_output: bool = False) -> Outcome:
-    """Check the submission at ``path`` against exercise ``label`` in a child process.
+class _Pickler(pickle.Pickler):
+    """Pickles a request; each toklab object is sent once, then named by a key (the worker keeps it)."""
 
-    ``function`` overrides the name the exercise asks for. With
-    ``show_output`` the submission's prints reach this process's standard
-    output and error; otherwise they are discarded (standard error is kept to
-    explain a crash).
-    """
-    path = Path(path).resolve()
-    read_fd, write_fd = os.pipe()
-    # The child imports the toklab this process runs (first on its path), whatever the working directory.
-    package_root = str(Path(__file__).resolve().parents[3])  # src/, holding toklab/teaching/exercises/
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join([package_root, *filter(None, [os.environ.get("PYTHONPATH")])]))
-    command = [sys.executable, "-P", "-m", "toklab.teaching.exercises.sandbox", str(write_fd), label, str(path),
-               function or "", str(limits.memory_mb), repr(float(limits.seconds))]
-    errors = None if show_output else tempfile.TemporaryFile()
-    start = time.monotonic()
-    try:
-        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=None if show_output else subprocess.DEVNULL,
-                                stderr=errors, pass_fds=(write_fd,), cwd=path.parent, env=env,
-                                start_new_session=True)
-    finally:
-        os.close(write_fd)
-    _LIVE.add(proc)
-    result = ready_at = None
-    try:
-        result, ready_at = _collect(read_fd, limits.seconds)
-        elapsed = time.monotonic() - (ready_at or start)
-    finally:
-        os.close(read_fd)
-        _stop(proc, graceful=result is not None and result.get("event") == "result")
-        _LIVE.discard(proc)
-    try:
-        return _outcome(path, result, proc.returncode, elapsed, limits, _last_line(errors), ready_at is not None)
-    finally:
-        if errors is not None:
-            errors.close()
+    def __init__(self, file, worker: _Worker, top: object = None) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.worker, self.top = worker, top
+
+    def persistent_id(self, obj: object) -> int | None:
+        if obj is self.top or isinstance(obj, (type, types.FunctionType, types.ModuleType)):
+            return None
+        if not type(obj).__module__.startswith("toklab."):
+            return None
+        key = self.worker.sent.get(id(obj))
+        if key is None:
+            key = len(self.worker.kept)
+            self.worker.sent[id(obj)] = key
+            self.worker.kept.append(obj)  # alive, so that its id is never reused for another object
+            blob = io.BytesIO()
+            _Pickler(blob, self.worker, top=obj).dump(obj)
+            self.worker.pending.append((key, blob.getvalue()))
+        return key
 
 
-def stop_all() -> None:
-    """Kill every submission still running (on Ctrl-C, say): their process groups, at once."""
-    for proc in list(_LIVE):
-        _stop(proc, graceful=False)
+class _Worker:
+    """One submission's process, its warden, and the pipes to it; counts the submission's own time."""
+
+    def __init__(self, label: str, answers: tuple[str, ...], path: Path, names: list[str], limits: Limits,
+                 show_output: bool) -> None:
+        self.label, self.answers, self.path, self.names = label, answers, path, names
+        self.limits, self.show_output = limits, show_output
+        self.used = 0.0  # seconds of the submission's own time so far
+        self.sent: dict[int, int] = {}
+        self.kept: list[object] = []
+        self.pending: list[tuple[int, bytes]] = []
+        self.reused: set[str] = set()
+        self.warden: subprocess.Popen | None = None
+        self.warden_said: list[dict] = []
+        self.workdir: str | None = None
+        self.errors = None
+        self.request_fd = self.reply_fd = -1
+        self.dead: Interrupted | None = None
+
+    # -- starting and stopping
+
+    def start(self) -> dict:
+        """Start the worker; the message that says what loading the submission gave."""
+        self.workdir = tempfile.mkdtemp(prefix="toklab-check-")
+        request_r, self.request_fd = os.pipe()
+        self.reply_fd, reply_w = os.pipe()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        if self.show_output:
+            out, err = os.dup(1), os.dup(2)
+        else:
+            self.errors = tempfile.TemporaryFile()
+            out, err = os.dup(devnull), os.dup(self.errors.fileno())
+        env = {k: os.environ[k] for k in PASSED_ON if k in os.environ}
+        env.update(HOME=self.workdir, TMPDIR=self.workdir, LANG="C.UTF-8", LC_ALL="C.UTF-8", PYTHONHASHSEED="0",
+                   PYTHONPATH=_SRC, PYTHONDONTWRITEBYTECODE="1", PYTHONIOENCODING="utf-8", PYTHONNOUSERSITE="1",
+                   OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        config = {"path": str(self.path), "names": self.names, "answers": list(self.answers),
+                  "memory_mb": self.limits.memory_mb, "seconds": self.limits.seconds}
+        argv = [sys.executable, "-P", "-m", "toklab.teaching.exercises.worker", str(request_r), str(reply_w),
+                json.dumps(config)]
+        warden_config = {"argv": argv, "env": env, "cwd": self.workdir, "stdio": [devnull, out, err],
+                         "keep": [request_r, reply_w]}
+        try:
+            self.warden = subprocess.Popen(
+                [sys.executable, "-I", "-S", _WARDEN, json.dumps(warden_config)], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, pass_fds=(request_r, reply_w, devnull, out, err),
+                cwd=self.workdir, start_new_session=True)
+        finally:
+            for fd in (request_r, reply_w, devnull, out, err):
+                os.close(fd)
+        os.set_blocking(self.warden.stdout.fileno(), False)
+        ready = self._receive(STARTUP_SECONDS, counted=False)
+        if ready is None or ready.get("event") != "ready":
+            if ready is None and self.dead is not None and self.dead.status != "timeout":
+                return {"event": "load-failed", "status": "error", "summary": "the submission's process did not "
+                        f"start: {self.dead.summary}"}
+            if ready is not None and ready.get("event") == "load-failed":
+                return ready
+            return {"event": "load-failed", "status": "error", "summary": f"the checker did not start within "
+                    f"{STARTUP_SECONDS:g} s (is the machine overloaded?)"}
+        loaded, running = self._receive(), None
+        while loaded is not None and loaded.get("event") == "cell":  # a notebook's cells, one by one
+            running = loaded.get("number")
+            loaded = self._receive()
+        if loaded is None:
+            stop = self.dead or Interrupted("error", "the submission's process stopped")
+            summary = stop.summary.replace("no answer", "not loaded")
+            if isinstance(running, int) and stop.status in ("timeout", "memory", "crashed", "exited"):
+                summary += f"; cell {running} of the notebook was running"
+            return {"event": "load-failed", "status": stop.status, "summary": summary, "report": stop.report}
+        return loaded
+
+    def close(self) -> None:
+        """Stop the worker and everything it started, and remove its folder."""
+        if self.request_fd >= 0:
+            try:
+                os.set_blocking(self.request_fd, False)
+                write_frame(self.request_fd, pickle.dumps({"op": "stop"}))
+            except (OSError, BlockingIOError):
+                pass
+            os.close(self.request_fd)
+            self.request_fd = -1
+        if self.warden is not None:
+            try:
+                self.warden.stdin.close()  # the warden kills every process below it, then exits
+            except OSError:
+                pass
+            try:
+                self.warden.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.warden.kill()
+                self.warden.wait()
+            self._hear_warden(0)
+            self.warden.stdout.close()
+        if self.reply_fd >= 0:
+            os.close(self.reply_fd)
+            self.reply_fd = -1
+        if self.errors is not None:
+            self.errors.close()
+        if self.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def kill(self) -> None:
+        """Kill the worker now (its warden sweeps everything below it)."""
+        if self.warden is not None and self.warden.stdin and not self.warden.stdin.closed:
+            try:
+                self.warden.stdin.close()
+            except OSError:
+                pass
+
+    # -- the warden's reports
+
+    def _hear_warden(self, seconds: float, until: tuple[str, ...] = ()) -> None:
+        """Read the warden's JSON lines for up to ``seconds`` (or until one has a key in ``until``)."""
+        deadline = time.monotonic() + seconds
+        fd = self.warden.stdout.fileno()
+        buffer = b""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    try:
+                        self.warden_said.append(json.loads(line))
+                    except ValueError:
+                        pass
+                continue
+            if chunk == b"" or any(k in m for m in self.warden_said for k in until) or time.monotonic() >= deadline:
+                return
+            time.sleep(0.01)
+
+    def _said(self, key: str) -> Any:
+        return next((m[key] for m in self.warden_said if key in m), None)
+
+    def _death(self) -> Interrupted:
+        """Why the worker's pipe closed: its exit status, as the warden saw it."""
+        self._hear_warden(5.0, until=("status",))
+        said = self._last_words()
+        if self._said("keeper_killed") is not None:
+            return Interrupted("crashed", "the submission killed its parent process (the sandbox's keeper)" + said)
+        status = self._said("status")
+        if status is None:
+            return Interrupted("crashed", "the submission's process ended without a trace" + said)
+        if os.WIFSIGNALED(status):
+            signum = os.WTERMSIG(status)
+            if signum == signal.SIGXCPU:
+                return Interrupted("timeout", f"used up its CPU time ({self.limits.seconds:g} s limit)")
+            name = signal.Signals(signum).name if signum in signal.valid_signals() else str(signum)
+            return Interrupted("crashed", f"the process was killed by {name}{said}")
+        code = os.WEXITSTATUS(status)
+        return Interrupted("exited", f"the process exited with status {code} before answering (os._exit in the "
+                           f"submission?){said}")
+
+    def _last_words(self) -> str:
+        if self.errors is None:
+            return ""
+        self.errors.seek(max(0, self.errors.seek(0, os.SEEK_END) - 4096))
+        lines = [line for line in self.errors.read().decode("utf-8", "replace").splitlines() if line.strip()]
+        return f" (its last words: {lines[-1].strip()[:200]})" if lines else ""
+
+    # -- messages
+
+    def _receive(self, seconds: float | None = None, *, counted: bool = True,
+                 budget: float | None = None) -> dict | None:
+        """The worker's next message (None if it died or ran out of time: see ``self.dead``).
+
+        ``counted``: the wait is the submission's time, bounded by what is left of the
+        limit; ``budget``: a timed call's budget, `TooSlow` when it runs out first.
+        """
+        if self.dead is not None:
+            return None
+        start = time.monotonic()
+        limit = self.limits.seconds - self.used if counted else float("inf")
+        wait = limit if seconds is None else min(limit, seconds)
+        if budget is not None:
+            wait = min(wait, budget)
+        try:
+            frame = _read_frame(self.reply_fd, start + max(0.0, wait))
+        except TimeoutError:
+            if counted:
+                self.used += time.monotonic() - start
+            self.kill()
+            if budget is not None and budget < limit:
+                self.dead = Interrupted("slow", "stopped: a timed case ran past its budget")
+                raise TooSlow(time.monotonic() - start) from None
+            self.dead = Interrupted("timeout", f"no answer within the {self.limits.seconds:g} s time limit "
+                                    "(an endless loop, or far too slow)")
+            return None
+        if counted:
+            self.used += time.monotonic() - start
+        if frame is None:
+            self.dead = self._death()
+            return None
+        if isinstance(frame, int):
+            self.kill()
+            self.dead = Interrupted("error", f"the submission's process wrote something that is not an answer "
+                                    f"on its pipe to the checker (a message of {frame:,} bytes announced; the "
+                                    f"checker reads {plain.MAX_BYTES >> 20} MB at most)")
+            return None
+        try:
+            message = json.loads(frame.decode("utf-8"))
+        except (ValueError, RecursionError):
+            return {"event": "unreadable", "why": "not a message"}
+        return message if isinstance(message, dict) else {"event": "unreadable", "why": "not a message"}
+
+    def call(self, args: tuple, kwargs: dict, adapter: Any, budget: float | None) -> tuple[Any, float]:
+        """Call the submission's function in its process; (value, its seconds), or raise what it raised."""
+        if self.dead is not None:
+            raise self.dead
+        start = time.perf_counter()
+        body = io.BytesIO()
+        _Pickler(body, self).dump({"args": args, "kwargs": kwargs, "adapter": adapter})
+        request = pickle.dumps({"op": "call", "store": self.pending, "body": body.getvalue()})
+        self.pending = []
+        overhead = time.perf_counter() - start
+        sent_at = time.monotonic()
+        try:
+            _write(self.request_fd, request, self.limits.seconds - self.used)
+        except (OSError, TimeoutError):
+            self.used += time.monotonic() - sent_at
+            self.kill()
+            self.dead = self._death()
+            raise self.dead from None
+        self.used += time.monotonic() - sent_at
+        left = None if budget is None else budget - (time.monotonic() - sent_at)
+        message = self._receive(budget=left)
+        if message is None:
+            raise self.dead
+        round_trip = time.monotonic() - sent_at
+        decode_start = time.perf_counter()
+        try:
+            value = self._value(message, args, kwargs)
+        finally:
+            overhead += time.perf_counter() - decode_start
+        # The worker unpickles and encodes about what this process pickles and decodes: not the function's time.
+        return value, max(0.0, round_trip - 2 * overhead)
+
+    def _value(self, message: dict, args: tuple, kwargs: dict) -> Any:
+        self.reused.update(str(x) for x in message.get("reused", []) if isinstance(x, str))
+        event = message.get("event")
+        if event == "raised":
+            info = message.get("exception")
+            if isinstance(info, dict) and "exit" in info:
+                self.kill()
+                raise Interrupted("exited", f"the submission called sys.exit({str(info['exit'])[:60]}) while "
+                                  "being checked")
+            try:
+                exc = plain.rebuild_exception(info)
+            except plain.Unreadable as why:
+                return plain.Opaque("unreadable", f"<an exception the checker cannot read: {why}>")
+            exc.submission_report = str(info.get("report", ""))[:4000]
+            raise exc
+        if event != "returned":
+            return plain.Opaque("unreadable", f"<an answer the checker cannot read: {message.get('why', event)}>")
+        for key, array in message.get("changed", []):
+            self._copy_back(key, array, args, kwargs)
+        try:
+            return plain.decode(message.get("value"))
+        except plain.Unreadable as why:
+            return plain.Opaque("unreadable", f"<a value the checker cannot read: {why}>")
+
+    @staticmethod
+    def _copy_back(key: Any, encoded: Any, args: tuple, kwargs: dict) -> None:
+        """Make an array argument the call changed change here too, as it would in one process."""
+        import numpy as np
+
+        target = args[key] if isinstance(key, int) and 0 <= key < len(args) else kwargs.get(key)
+        try:
+            new = plain.decode(encoded)
+            if isinstance(target, np.ndarray) and isinstance(new, np.ndarray) and new.shape == target.shape:
+                np.copyto(target, new, casting="unsafe")
+        except (plain.Unreadable, ValueError, TypeError):
+            pass
 
 
-def _collect(fd: int, seconds: float) -> tuple[dict | None, float | None]:
-    """The child's result message (None if it never came) and when it said it was ready."""
+def _read_frame(fd: int, deadline: float) -> bytes | int | None:
+    """One message from the worker by ``deadline`` (`TimeoutError` after it): its bytes, None at end of
+    file, or its announced size when that is more than `plain.MAX_BYTES` (it is not read)."""
+    from .worker import HEADER
+
+    header = _read_exactly(fd, HEADER.size, deadline)
+    if header is None:
+        return None
+    size = HEADER.unpack(header)[0]
+    if size > plain.MAX_BYTES:
+        return size
+    return _read_exactly(fd, size, deadline)
+
+
+def _read_exactly(fd: int, n: int, deadline: float) -> bytes | None:
+    chunks, got = [], 0
     selector = selectors.DefaultSelector()
     selector.register(fd, selectors.EVENT_READ)
-    buffer, ready_at = b"", None
-    deadline = time.monotonic() + STARTUP_SECONDS
     try:
-        while (remaining := deadline - time.monotonic()) > 0:
-            if not selector.select(remaining):
-                continue
-            chunk = os.read(fd, 1 << 16)
+        while got < n:
+            if not selector.select(max(0.0, deadline - time.monotonic())):
+                raise TimeoutError
+            chunk = os.read(fd, min(n - got, 1 << 20))
             if not chunk:
-                return None, ready_at  # the child is gone without a result
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    continue  # not ours (the submission wrote to the pipe): ignore it
-                if not isinstance(message, dict):
-                    continue
-                if message.get("event") == "ready" and ready_at is None:
-                    ready_at = time.monotonic()
-                    deadline = ready_at + seconds
-                elif message.get("event") == "result":
-                    return message, ready_at
-        return {"event": "timeout"}, ready_at
+                return None
+            chunks.append(chunk)
+            got += len(chunk)
+    finally:
+        selector.close()
+    return b"".join(chunks)
+
+
+def _write(fd: int, data: bytes, seconds: float) -> None:
+    """Write ``data`` to a pipe within ``seconds`` (the worker might never read)."""
+    from .worker import frame
+
+    os.set_blocking(fd, False)
+    view = memoryview(frame(data))
+    deadline = time.monotonic() + max(seconds, 0.0)
+    selector = selectors.DefaultSelector()
+    selector.register(fd, selectors.EVENT_WRITE)
+    try:
+        while view:
+            if not selector.select(max(0.0, deadline - time.monotonic())):
+                raise TimeoutError
+            try:
+                view = view[os.write(fd, view) :]
+            except BlockingIOError:
+                continue
     finally:
         selector.close()
 
 
-def _stop(proc: subprocess.Popen, graceful: bool) -> None:
-    """Let a child that has reported exit (``graceful``), then kill its process group (it and anything it started)."""
-    if graceful and proc.poll() is None:
-        try:
-            proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            pass
+class _Remote:
+    """What the checker gets instead of the student's function: a call runs in the submission's process."""
+
+    def __init__(self, worker: _Worker, adapter: Any = None) -> None:
+        self.worker, self.adapter = worker, adapter
+        self.__name__ = worker.names[0]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.worker.call(args, kwargs, self.adapter, None)[0]
+
+    def call_within(self, budget: float | None, args: tuple, kwargs: dict) -> tuple[Any, float]:
+        return self.worker.call(args, kwargs, self.adapter, budget)
+
+    def derive(self, adapter: Any) -> _Remote:
+        return _Remote(self.worker, adapter)
+
+    def __repr__(self) -> str:
+        return f"<{self.__name__} of {self.worker.path.name}>"
+
+
+# ---------------------------------------------------------------------------- the verdict
+
+
+def run(label: str, path: str | os.PathLike, *, function: str | None = None, limits: Limits = Limits(),
+        show_output: bool = False) -> Outcome:
+    """Check the submission at ``path`` (``.py`` or ``.ipynb``) against exercise ``label``.
+
+    ``function`` overrides the name the exercise asks for. With ``show_output``
+    the submission's prints reach this process's standard output and error;
+    otherwise they are discarded (standard error is kept to explain a crash).
+    """
+    entry = get(label)
+    path = Path(path).resolve()
+    names = [function] if function else [entry.function, *ALIASES.get(label, ())]
+    worker = _Worker(label, entry.answers, path, names, limits, show_output)
+    with _LIVE_LOCK:
+        _LIVE.add(worker)
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
+        loaded = worker.start()
+        if loaded.get("event") != "loaded":
+            status = loaded.get("status") if loaded.get("event") == "load-failed" else None
+            if status not in _LOAD_FAILURES:  # whatever else came down the pipe, it is no verdict
+                status, loaded = "error", {"summary": "the submission's process wrote something that is not an "
+                                           "answer on its pipe to the checker"}
+            return Outcome(path.name, status, str(loaded.get("summary", ""))[:600], worker.used,
+                           str(loaded.get("report", ""))[:4000])
+        outcome = _judge(entry, worker, path, str(loaded.get("function") or names[0]))
+        notes = [str(n) for n in loaded.get("cells", []) if isinstance(n, str)]
+        if notes:
+            outcome.report = (outcome.report + "\n\nNotebook cells that raised:\n" + "\n".join(notes)).strip()
+        if reused := loaded.get("reused"):
+            worker.reused.add(str(reused))
+    finally:
+        worker.close()
+        with _LIVE_LOCK:
+            _LIVE.discard(worker)
+    if worker._said("keeper_killed") is not None and outcome.status in ("passed", "failed", "slow"):
+        outcome.status, outcome.summary = "crashed", "the submission killed its parent process (the sandbox's keeper)"
+        outcome.failure, outcome.cases_passed = None, 0
+    if worker.reused and outcome.status in ("passed", "failed", "slow"):
+        which = ", ".join(sorted(worker.reused))
+        outcome.status, outcome.cases_passed, outcome.failure = "reused", 0, None
+        outcome.summary = (f"{outcome.function}() hands in toklab's own answer ({which}) instead of an "
+                           "implementation of its own")
+    return outcome
 
 
-def _last_line(errors) -> str:
-    if errors is None:
-        return ""
-    errors.seek(max(0, errors.seek(0, os.SEEK_END) - 4096))
-    lines = [line for line in errors.read().decode("utf-8", "replace").splitlines() if line.strip()]
-    return lines[-1].strip() if lines else ""
+#: What loading a submission can end with, short of a loaded function (the worker says which).
+_LOAD_FAILURES = ("exited", "memory", "import-error", "no-function", "error", "timeout", "crashed")
 
 
-def _outcome(path: Path, result: dict | None, returncode: int | None, elapsed: float, limits: Limits,
-             stderr_line: str, ready: bool) -> Outcome:
+def _status(status: Any) -> str:
+    return status if status in STATUSES else "error"
+
+
+def _judge(entry, worker: _Worker, path: Path, function: str) -> Outcome:
     name = path.name
-    if result is not None and result.get("event") == "result":
-        return Outcome(name, result["status"], result["summary"], result["seconds"], result.get("report", ""),
-                       result.get("failure"), result.get("function"))
-    if result is not None and not ready:
-        return Outcome(name, "error", f"the checker did not start within {STARTUP_SECONDS:g} s (is the machine "
-                       "overloaded?)", elapsed)
-    if result is not None:  # timeout
-        return Outcome(name, "timeout", f"no result within the {limits.seconds:g} s time limit (an endless loop, or "
-                       "far too slow)", elapsed)
-    said = f" (its last words: {stderr_line[:200]})" if stderr_line else ""
-    if returncode is not None and returncode < 0:
-        signum = -returncode
-        if signum == signal.SIGXCPU:
-            return Outcome(name, "timeout", f"used up its CPU time ({limits.seconds:g} s limit)", elapsed)
-        sig = signal.Signals(signum).name if signum in signal.valid_signals() else str(signum)
-        return Outcome(name, "crashed", f"the process was killed by {sig}{said}", elapsed)
-    return Outcome(name, "exited", f"the process exited with status {returncode} before reporting a result (os._exit "
-                   f"in the submission?){said}", elapsed)
-
-
-# ---------------------------------------------------------------------------- the child
-
-
-def _student_traceback(exc: BaseException, path: str) -> str:
-    """The exception with only the submission's own frames (the checker's are noise to a student)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
-    lines = traceback.format_list(frames) if frames else []
-    return ("Traceback (the submission's frames):\n" if frames else "") + "".join(lines) + "".join(
-        traceback.format_exception_only(type(exc), exc))
-
-
-def _limit(memory_mb: int, seconds: float) -> str | None:
-    """Set this process's limits; an error message if the memory limit is below what is already in use."""
-    import resource
-
-    in_use = 0
     try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            in_use = next((int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:")), 0)
-    except OSError:
-        pass
-    limit = memory_mb << 20
-    if in_use and limit < in_use + (32 << 20):
-        return (f"the memory limit ({memory_mb} MB) leaves no room: Python and the checker already use "
-                f"{in_use >> 20} MB; raise --memory")
-    for name, value in (("RLIMIT_AS", limit), ("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", FILE_LIMIT)):
-        which = getattr(resource, name)
-        hard = resource.getrlimit(which)[1]
-        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(which, (value, hard))
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = int(usage.ru_utime + usage.ru_stime + seconds) + 2
-    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-    if hard == resource.RLIM_INFINITY or hard > cpu:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, hard))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the cap fails with an OSError instead
-    return None
-
-
-def _import(path: Path):
-    import importlib.machinery
-    import importlib.util
-
-    loader = importlib.machinery.SourceFileLoader(_MODULE, str(path))
-    spec = importlib.util.spec_from_loader(_MODULE, loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[_MODULE] = module
-    sys.path.append(str(path.parent))  # its own helper modules, after toklab's and the standard library's
-    loader.exec_module(module)
-    return module
-
-
-def _check(entry, path: Path, names: list[str], memory_mb: int) -> dict[str, Any]:
-    from toklab.teaching.exercises.harness import show
-
-    where = str(path)
-    try:
-        module = _import(path)
-    except SystemExit as exc:
-        return {"status": "exited", "summary": f"the file calls sys.exit({exc.code!r}) when imported: keep the "
-                "script part under if __name__ == '__main__':"}
-    except MemoryError:
-        return {"status": "memory", "summary": f"ran out of memory (limit {memory_mb} MB) while being imported"}
-    except SyntaxError as exc:
-        return {"status": "import-error", "summary": f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})",
-                "report": "".join(traceback.format_exception_only(type(exc), exc))}
-    except BaseException as exc:  # noqa: BLE001 - anything the file raises on import is the submission's
-        return {"status": "import-error", "summary": f"importing it raised {type(exc).__name__}: "
-                f"{' '.join(str(exc).split())}"[:300], "report": _student_traceback(exc, where)}
-    used = next((n for n in names if hasattr(module, n)), None)
-    if used is None:
-        defined = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
-                         and getattr(v, "__module__", None) == _MODULE)
-        return {"status": "no-function", "summary": f"defines no function {names[0]}() (the exercise asks for it); "
-                f"it defines: {', '.join(defined) or 'no functions'}"}
-    fn = getattr(module, used)
-    if not callable(fn):
-        return {"status": "no-function", "summary": f"{used} is not a function (it is {show(fn, 60)})"}
-    result = _run_checker(entry, fn, where, memory_mb)
-    result["function"] = used
-    return result
-
-
-def _run_checker(entry, fn, where: str, memory_mb: int) -> dict[str, Any]:
-    from toklab.teaching.exercises import CheckFailure
-
-    try:
-        return {"status": "passed", "summary": entry.check(fn)}
+        summary = entry.check(_Remote(worker))
     except CheckFailure as failure:
         cause = failure.__cause__
-        report = failure.report() + (f"\n\n{_student_traceback(cause, where)}" if cause is not None else "")
+        report = failure.report()
+        extra = getattr(cause, "submission_report", "")
+        if extra:
+            report += f"\n\n{extra}"
         case = f"case {failure.number} ({failure.case})"
+        passed = failure.number - 1
         if isinstance(cause, MemoryError):
-            return {"status": "memory", "summary": f"ran out of memory (limit {memory_mb} MB) on {case}",
-                    "report": report, "failure": failure.fields()}
+            return Outcome(name, "memory", f"ran out of memory (limit {worker.limits.memory_mb} MB) on {case}",
+                           worker.used, report, failure.fields(), function, passed)
+        if failure.slow:
+            return Outcome(name, "slow", f"{case}: {failure.got}", worker.used, report, failure.fields(), function,
+                           passed)
         summary = f"{case}: input {failure.input}; expected {failure.expected}; got {failure.got}"
-        return {"status": "failed", "summary": summary, "report": report, "failure": failure.fields()}
-    except SystemExit as exc:
-        return {"status": "exited", "summary": f"the submission called sys.exit({exc.code!r}) while being checked"}
-    except MemoryError:
-        return {"status": "memory", "summary": f"ran out of memory (limit {memory_mb} MB) while being checked"}
-    except BaseException as exc:  # noqa: BLE001
-        return {"status": "error", "summary": f"the checker stopped with {type(exc).__name__}: {exc}"[:300],
-                "report": _student_traceback(exc, where)}
+        return Outcome(name, "failed", summary, worker.used, report, failure.fields(), function, passed)
+    except Interrupted as stop:
+        where, passed = "", 0
+        if stop.case is not None:
+            where, passed = f" on case {stop.case.number} ({stop.case.name})", stop.case.number - 1
+        return Outcome(name, _status(stop.status), f"{stop.summary}{where}", worker.used, stop.report,
+                       None, function, passed)
+    except Exception as exc:  # noqa: BLE001 - a checker that breaks is reported, not a crash of the grader
+        return Outcome(name, "error", f"the checker stopped with {type(exc).__name__}: {exc}"[:300], worker.used,
+                       function=function)
+    return Outcome(name, "passed", str(summary), worker.used, function=function,
+                   cases_passed=getattr(summary, "cases", 0))
 
 
-def _child(argv: list[str]) -> None:
-    fd, label, path, function, memory_mb, seconds = argv
-    channel = os.fdopen(int(fd), "w", encoding="utf-8")
-
-    def send(**message: Any) -> None:
-        channel.write(json.dumps(message) + "\n")
-        channel.flush()
-
-    sys.dont_write_bytecode = True
-    from toklab.teaching import exercises
-
-    try:
-        entry = exercises.get(label)
-    except KeyError as exc:
-        send(event="result", status="error", summary=str(exc.args[0]), seconds=0.0)
-        os._exit(0)
-    names = [function] if function else [entry.function, *ALIASES.get(label, ())]
-    problem = _limit(int(memory_mb), float(seconds))
-    if problem:
-        send(event="result", status="error", summary=problem, seconds=0.0)
-        os._exit(0)
-    send(event="ready")
-    start = time.perf_counter()
-    result = _check(entry, Path(path), names, int(memory_mb))
-    result["seconds"] = time.perf_counter() - start
-    try:
-        send(event="result", **result)
-    except (TypeError, ValueError):  # a failure field that JSON cannot hold: keep the text only
-        result.pop("failure", None)
-        send(event="result", **result)
-    for stream in (sys.stdout, sys.stderr):  # the submission's prints, before os._exit drops them
-        try:
-            stream.flush()
-        except (OSError, ValueError, AttributeError):
-            pass
-    os._exit(0)
-
-
-if __name__ == "__main__":
-    _child(sys.argv[1:])
+def stop_all() -> None:
+    """Kill every submission still running (on Ctrl-C, say): each warden sweeps its own."""
+    with _LIVE_LOCK:
+        workers = list(_LIVE)
+    for worker in workers:
+        worker.kill()
