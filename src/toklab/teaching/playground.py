@@ -174,7 +174,8 @@ def write_site_files(static_dir: str | Path) -> list[Path]:
 
 
 def playground_html(text: str, *, watch: str = "cl100k_base", chunk: str = "", page: bool = False) -> str:
-    """The placeholder ``playground.js`` fills: the starting text and options as data attributes."""
+    """The empty element ``playground.js`` builds a playground in: the starting text and
+    options as data attributes."""
     if watch not in NAMES:
         raise ValueError(f"playground :watch: must be one of {', '.join(NAMES)}, got {watch!r}")
     attrs = {"data-text": text, "data-watch": watch, "data-chunk": chunk, "data-size": "page" if page else "embedded"}

@@ -47,15 +47,15 @@ def dropout_outcomes(word: str, merges: Sequence[Merge]) -> set[tuple[str, ...]]
     """
     known = set(merges)
     start = tuple(word)
-    seen, todo = {start}, [start]
-    while todo:
-        state = todo.pop()
+    seen, stack = {start}, [start]
+    while stack:
+        state = stack.pop()
         for i in range(len(state) - 1):
             if (state[i], state[i + 1]) in known:
                 nxt = state[:i] + (state[i] + state[i + 1],) + state[i + 2:]
                 if nxt not in seen:
                     seen.add(nxt)
-                    todo.append(nxt)
+                    stack.append(nxt)
     return seen
 
 

@@ -64,11 +64,11 @@ def _children_map() -> dict[int, list[int]]:
 
 def _descendants(root: int) -> list[int]:
     children = _children_map()
-    out, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
+    out, stack = [], [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
             out.append(child)
-            todo.append(child)
+            stack.append(child)
     return out
 
 
