@@ -10,6 +10,7 @@ limit that names the case it stopped.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import textwrap
@@ -20,6 +21,8 @@ import pytest
 
 from toklab.teaching.exercises import sandbox, worker
 from toklab.teaching.exercises.sandbox import Limits
+
+from .test_speed import encode_searching_the_merge_list
 
 #: A correct my_encode (ch02_1-ex2), written out.
 ENCODE = """
@@ -275,16 +278,8 @@ def test_using_toklabs_helpers_is_not_flagged(tmp_path):
 
 
 def test_a_solution_far_too_slow_on_the_large_case_is_stopped_and_named(tmp_path):
-    slow = """
-def my_encode(symbols, merges):
-    parts = list(symbols)
-    while True:
-        ranked = [(merges.index(p), i) for i, p in enumerate(zip(parts, parts[1:])) if p in merges]
-        if not ranked:
-            return parts
-        _, i = min(ranked)
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
-"""
+    # The quadratic encoder of the speed tests, handed in under the exercise's name.
+    slow = inspect.getsource(encode_searching_the_merge_list) + "\n\nmy_encode = encode_searching_the_merge_list\n"
     start = time.monotonic()
     outcome = sandbox.run("ch02_1-ex2", _write(tmp_path, "slow.py", slow), limits=Limits(seconds=60))
     assert outcome.status == "slow", outcome
